@@ -1,0 +1,56 @@
+// The one enum of error codes. Every failure anywhere in Toolgate carries one of these in
+// `error.code`; nothing branches on message text. docs/protocol.md documents each.
+export const ERROR_CODES = [
+  // parse
+  'invalid_request',
+  'unsupported_protocol_version',
+  // resolve
+  'unknown_tool',
+  'tool_version_unavailable',
+  // validate
+  'invalid_arguments',
+  // normalize
+  'invalid_resource',
+  'path_escape',
+  'not_found',
+  'secret_path',
+  // authorize
+  'policy_denied',
+  'approval_required',
+  'repeated_denial',
+  // admit
+  'deadline_expired',
+  'budget_exhausted',
+  // claim
+  'idempotency_conflict',
+  'effect_in_progress',
+  'reconciliation_required',
+  // execute: how a call ended when it did not succeed
+  'cancelled',
+  'timed_out',
+  'ambiguous_effect',
+  'execution_failed',
+  'isolation_unavailable',
+  'unsupported',
+  // continuation tokens
+  'stale_continuation',
+  'invalid_continuation',
+  // domain outcomes of mutating tools
+  'already_exists',
+  'precondition_failed',
+  'no_match',
+  'ambiguous_match',
+  'partial_failure',
+  'undo_conflict',
+  'limit_exceeded',
+  // the runtime itself
+  'internal_error',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+const CODE_SET: ReadonlySet<string> = new Set(ERROR_CODES);
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && CODE_SET.has(value);
+}

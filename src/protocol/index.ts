@@ -1,0 +1,36 @@
+export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes.js';
+export { ToolgateError, errorBody, type ErrorBody, type ErrorData } from './error.js';
+export { canonicalJson, digestOf, sha256Hex, hmacSha256, constantTimeEqual, type Digest } from './canonical.js';
+export { newTaskId, newAttemptId, ID_PATTERN, type TaskId, type AttemptId, type ReceiptId, type LogicalEffectId } from './ids.js';
+export { jsonPointer } from './pointer.js';
+export {
+  PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  RUNTIME_OWNED_FIELDS,
+  parseEnvelope,
+  faultsOf,
+  type Envelope,
+  type Fault,
+} from './envelope.js';
+export {
+  EFFECT_CLASSES,
+  type EffectClass,
+  type Resource,
+  type PathAccess,
+  type NormalizedAction,
+  type Decision,
+  type DecisionOutcome,
+} from './action.js';
+export {
+  CALL_STATUSES,
+  receiptDigest,
+  sealReceipt,
+  receiptIdOf,
+  bodyOf,
+  type CallStatus,
+  type Receipt,
+  type ReceiptBody,
+  type ArtifactRef,
+  type RedactionNote,
+  type PartialEffect,
+} from './receipt.js';

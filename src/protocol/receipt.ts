@@ -1,0 +1,90 @@
+import { digestOf, type Digest } from './canonical.js';
+import type { ErrorBody } from './error.js';
+import type { Decision, NormalizedAction } from './action.js';
+import type { AttemptId, LogicalEffectId, ReceiptId, TaskId } from './ids.js';
+
+export const CALL_STATUSES = [
+  'succeeded',
+  'failed',
+  'denied',
+  'expired',
+  'cancelled',
+  'timed_out',
+  'ambiguous',
+  'accepted_async',
+] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+export interface ArtifactRef {
+  readonly digest: Digest;
+  readonly bytes: number;
+  readonly media_type: string;
+  /** What the artifact holds, e.g. `result`, `stdout`, `preimage:src/a.ts`. */
+  readonly role: string;
+}
+
+export interface RedactionNote {
+  /** JSON pointer into the receipt's `result` (or `error`) where something was redacted. */
+  readonly pointer: string;
+  readonly kind: 'field' | 'pattern' | 'secret_value';
+  readonly rule: string;
+  readonly count: number;
+}
+
+export interface PartialEffect {
+  readonly applied: readonly string[];
+  readonly unapplied: readonly string[];
+  readonly restored: readonly string[];
+}
+
+export interface Receipt {
+  readonly receipt_id: ReceiptId;
+  readonly protocol_version: string;
+  readonly task_id: TaskId;
+  readonly attempt_id: AttemptId;
+  readonly logical_effect_id: LogicalEffectId | null;
+  readonly idempotency_key: string | null;
+  readonly tool: string;
+  readonly tool_version: string | null;
+  readonly registry_revision: Digest | null;
+  readonly status: CallStatus;
+  readonly started_at: string;
+  readonly finished_at: string;
+  readonly queued_ms: number;
+  readonly normalized_action: NormalizedAction | null;
+  readonly decision: Decision | null;
+  readonly result: unknown;
+  readonly error: ErrorBody | null;
+  readonly truncated: boolean;
+  readonly partial: PartialEffect | null;
+  /** What proves the effect happened (new revision, digests, provider ids). */
+  readonly evidence: Readonly<Record<string, unknown>>;
+  readonly artifacts: readonly ArtifactRef[];
+  readonly redactions: readonly RedactionNote[];
+  /** True when this is a stored receipt handed back for a repeated idempotency key. Not digested. */
+  readonly replay: boolean;
+  readonly prev_receipt_digest: Digest | null;
+  readonly digest: Digest;
+}
+
+export type ReceiptBody = Omit<Receipt, 'receipt_id' | 'digest' | 'replay'>;
+
+/** The digest covers everything but the id (derived from it), itself, and the replay flag. */
+export function receiptDigest(body: ReceiptBody): Digest {
+  return digestOf(body);
+}
+
+export function sealReceipt(body: ReceiptBody): Receipt {
+  const digest = receiptDigest(body);
+  return { ...body, receipt_id: receiptIdOf(digest), digest, replay: false };
+}
+
+export function receiptIdOf(digest: Digest): ReceiptId {
+  return `rcpt_${digest.slice('sha256:'.length, 'sha256:'.length + 32)}` as ReceiptId;
+}
+
+/** Strips the fields outside the digest, to recompute it (audit verify). */
+export function bodyOf(receipt: Receipt): ReceiptBody {
+  const { receipt_id: _id, digest: _digest, replay: _replay, ...body } = receipt;
+  return body;
+}

@@ -1,0 +1,120 @@
+// What a tool sees while it runs. Declared here, in the registry layer, so that tools depend
+// on interfaces and the runtime supplies the implementations (stores, artifacts, tokens).
+import type {
+  ArtifactRef,
+  AttemptId,
+  CallStatus,
+  Digest,
+  ErrorBody,
+  LogicalEffectId,
+  NormalizedAction,
+  PartialEffect,
+  Receipt,
+  ReceiptId,
+  Resource,
+  TaskId,
+  EffectClass,
+} from '../protocol/index.js';
+import type { Workspace } from '../resources/index.js';
+
+/** Content-addressed blob storage for large outputs and preimages. */
+export interface ArtifactSink {
+  put(data: Uint8Array | string, mediaType: string, role: string): ArtifactRef;
+  get(digest: Digest): Buffer;
+  /** Streams into the store; the ref is known once the stream ends. */
+  writer(mediaType: string, role: string): ArtifactWriter;
+}
+
+export interface ArtifactWriter {
+  write(chunk: Uint8Array): void;
+  /** Seals the blob: fsync, rename to its digest. */
+  close(): ArtifactRef;
+  abort(): void;
+}
+
+/** Signs and checks continuation tokens (HMAC), bound to the task that asked. */
+export interface TokenCodec {
+  sign(kind: string, payload: Readonly<Record<string, unknown>>): string;
+  /** Throws `invalid_continuation` when tampered, of another kind, or of another task. */
+  verify(kind: string, token: string): Record<string, unknown>;
+}
+
+/** The workspace revision: Toolgate's own mutation counter (docs/revisions.md). */
+export interface RevisionSource {
+  current(): string;
+  /** Called by a tool after it changed the workspace; returns the new revision. */
+  advance(): string;
+}
+
+export interface ReceiptLookup {
+  get(id: ReceiptId): Receipt | undefined;
+}
+
+export interface ProgressSink {
+  (progress: { readonly progress: number; readonly total?: number; readonly message?: string }): void;
+}
+
+export interface NormalizeContext {
+  readonly workspace: Workspace;
+  readonly task_id: TaskId;
+}
+
+/** What normalize returns: every resource in canonical form, plus tool-private data for execute. */
+export interface Normalized<P = undefined> {
+  readonly resources: readonly Resource[];
+  /** A stronger class than the tool's default, when these arguments call for it (e.g. network). */
+  readonly effect_class?: EffectClass;
+  readonly prepared: P;
+}
+
+export interface ExecuteContext<A, P = undefined> {
+  readonly args: A;
+  readonly prepared: P;
+  readonly action: NormalizedAction;
+  /** Carries the deadline, client cancellation and task cancellation. */
+  readonly signal: AbortSignal;
+  /** Absolute epoch milliseconds. */
+  readonly deadline: number;
+  readonly task_id: TaskId;
+  readonly attempt_id: AttemptId;
+  readonly logical_effect_id: LogicalEffectId | null;
+  readonly workspace: Workspace;
+  readonly artifacts: ArtifactSink;
+  readonly tokens: TokenCodec;
+  readonly revision: RevisionSource;
+  readonly receipts: ReceiptLookup;
+  readonly progress: ProgressSink;
+  /** Values that must never be recorded: redacted from everything the receipt holds. */
+  addSecret(value: string): void;
+  /**
+   * Declares that the effect may have started. A failure after this point is ambiguous unless
+   * the tool says what happened; before it, a failure is safe to retry.
+   */
+  markSent(): void;
+}
+
+/** A tool's answer. Domain failures are outcomes, never exceptions. */
+export interface ToolOutcome<R> {
+  readonly status: CallStatus;
+  readonly result: R | null;
+  readonly error?: ErrorBody;
+  readonly truncated?: boolean;
+  readonly partial?: PartialEffect;
+  readonly evidence?: Readonly<Record<string, unknown>>;
+  readonly artifacts?: readonly ArtifactRef[];
+}
+
+export interface ReconcileContext {
+  readonly workspace: Workspace;
+  readonly artifacts: ArtifactSink;
+  readonly task_id: TaskId;
+  readonly logical_effect_id: LogicalEffectId | null;
+  readonly arguments: unknown;
+  readonly action: NormalizedAction | null;
+}
+
+/** What reconcile found at the authoritative resource. */
+export type ReconcileVerdict =
+  | { readonly settled: 'completed'; readonly evidence: Readonly<Record<string, unknown>> }
+  | { readonly settled: 'released'; readonly evidence: Readonly<Record<string, unknown>> }
+  | { readonly settled: 'unknown'; readonly reason: string };

@@ -1,0 +1,82 @@
+import type { z } from 'zod';
+import { digestOf, type Digest, type EffectClass } from '../protocol/index.js';
+import type { ExecuteContext, Normalized, NormalizeContext, ReconcileContext, ReconcileVerdict, ToolOutcome } from './context.js';
+
+export type CapabilityDimension = 'fs.read' | 'fs.write' | 'process' | 'network' | 'git';
+
+/**
+ * How a retry of the same logical effect is treated:
+ * - `safe_to_repeat`: repeating it changes nothing more (reads, compare-and-set writes);
+ *   an ambiguous record is simply re-run.
+ * - `reconcile`: an ambiguous record must be settled through `reconcile()` first.
+ */
+export type IdempotencyContract = 'safe_to_repeat' | 'reconcile';
+
+/** How the tool stops when its signal aborts. */
+export type CancellationMode = 'cooperative' | 'kill' | 'uninterruptible';
+
+export type DeprecationState =
+  | { readonly state: 'active' }
+  | { readonly state: 'deprecated'; readonly replacement?: string }
+  | {
+      readonly state: 'retired';
+      /** ISO-8601. Tasks pinned before retirement keep the version until then. */
+      readonly migration_window_ends: string;
+      readonly replacement?: string;
+    };
+
+export interface RedactionRules {
+  /** JSON pointers into the result whose values are always replaced. */
+  readonly fields: readonly string[];
+  /** Scan string values for secret patterns. */
+  readonly patterns: boolean;
+}
+
+export interface ToolSpec<A, R, P> {
+  readonly name: string;
+  readonly version: string;
+  readonly description: string;
+  readonly owner: string;
+  readonly effect_class: EffectClass;
+  readonly reversible: boolean;
+  readonly capabilities: readonly CapabilityDimension[];
+  readonly args: z.ZodType<A>;
+  readonly result: z.ZodType<R>;
+  readonly timeout_ms: number;
+  readonly max_output_bytes: number;
+  readonly cancellation: CancellationMode;
+  readonly idempotency: IdempotencyContract;
+  readonly redaction?: RedactionRules;
+  readonly deprecation?: DeprecationState;
+  /** Digest of the implementation; derived from the code when absent. */
+  readonly implementation_digest?: string;
+  normalize(args: A, ctx: NormalizeContext): Normalized<P> | Promise<Normalized<P>>;
+  execute(ctx: ExecuteContext<A, P>): Promise<ToolOutcome<R>>;
+  reconcile?(ctx: ReconcileContext): Promise<ReconcileVerdict>;
+}
+
+export interface ToolDefinition<A = unknown, R = unknown, P = unknown> extends ToolSpec<A, R, P> {
+  readonly redaction: RedactionRules;
+  readonly deprecation: DeprecationState;
+  readonly implementation_digest: string;
+  /** `name@version`. */
+  readonly key: string;
+}
+
+export type AnyTool = ToolDefinition<never, unknown, never>;
+
+/** Declares a tool. The entry is plain data plus its functions; registering it is separate. */
+export function defineTool<A, R, P = undefined>(spec: ToolSpec<A, R, P>): ToolDefinition<A, R, P> {
+  if (!/^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/.test(spec.name)) throw new TypeError(`tool name ${spec.name}: family.verb`);
+  if (!/^\d+\.\d+\.\d+$/.test(spec.version)) throw new TypeError(`tool ${spec.name}: version must be MAJOR.MINOR.PATCH`);
+  const implementation_digest: Digest | string =
+    spec.implementation_digest ??
+    digestOf([spec.normalize.toString(), spec.execute.toString(), spec.reconcile?.toString() ?? null]);
+  return {
+    ...spec,
+    redaction: spec.redaction ?? { fields: [], patterns: true },
+    deprecation: spec.deprecation ?? { state: 'active' },
+    implementation_digest,
+    key: `${spec.name}@${spec.version}`,
+  };
+}

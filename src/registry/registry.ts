@@ -1,0 +1,88 @@
+import { ToolgateError, type Digest } from '../protocol/index.js';
+import type { AnyTool } from './define.js';
+import { buildManifest, compareVersions, entryOf, type Manifest, type ManifestEntry } from './manifest.js';
+
+export interface Resolved {
+  readonly tool: AnyTool;
+  readonly entry: ManifestEntry;
+}
+
+/**
+ * Every tool version this runtime can run, retired ones included. Its revision is the digest
+ * of all entries. Tasks resolve against the manifest they pinned at their first call.
+ */
+export class Registry {
+  readonly #byKey = new Map<string, AnyTool>();
+  readonly #names = new Set<string>();
+  readonly manifest: Manifest;
+
+  constructor(tools: readonly AnyTool[]) {
+    for (const tool of tools) {
+      if (this.#byKey.has(tool.key)) throw new TypeError(`tool ${tool.key} registered twice`);
+      this.#byKey.set(tool.key, tool);
+      this.#names.add(tool.name);
+    }
+    this.manifest = buildManifest(tools.map(entryOf));
+  }
+
+  get revision(): Digest {
+    return this.manifest.revision;
+  }
+
+  tools(): AnyTool[] {
+    return [...this.#byKey.values()];
+  }
+
+  /** Tools a new task may call: the newest non-retired version of each name. */
+  current(): AnyTool[] {
+    const best = new Map<string, AnyTool>();
+    for (const t of this.#byKey.values()) {
+      if (t.deprecation.state === 'retired') continue;
+      const prev = best.get(t.name);
+      if (!prev || compareVersions(t.version, prev.version) > 0) best.set(t.name, t);
+    }
+    return [...best.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  /**
+   * Resolves `name[@version]` in a pinned manifest. A version missing from the pin, whose code
+   * this runtime no longer has, or retired past its migration window is unavailable.
+   */
+  resolve(name: string, version: string | undefined, pinned: Manifest, now: number): Resolved {
+    const candidates = pinned.tools.filter((e) => e.name === name);
+    if (candidates.length === 0) {
+      throw new ToolgateError('unknown_tool', `no tool named ${name}`, {
+        tool: name,
+        registry_revision: pinned.revision,
+        known: [...new Set(pinned.tools.map((e) => e.name))],
+      });
+    }
+    const pinnedIsCurrent = pinned.revision === this.manifest.revision;
+    let entry: ManifestEntry | undefined;
+    if (version === undefined) {
+      entry = candidates
+        .filter((e) => e.deprecation.state !== 'retired')
+        .sort((a, b) => compareVersions(b.version, a.version))[0];
+    } else {
+      entry = candidates.find((e) => e.version === version);
+    }
+    const unavailable = (why: string): ToolgateError =>
+      new ToolgateError('tool_version_unavailable', `${name}@${version ?? 'latest'} is unavailable: ${why}`, {
+        tool: name,
+        version: version ?? null,
+        reason: why,
+        registry_revision: pinned.revision,
+        available: candidates.filter((e) => e.deprecation.state !== 'retired').map((e) => e.version),
+      });
+    if (!entry) throw unavailable(version === undefined ? 'every version is retired' : 'version not in the pinned registry revision');
+    if (entry.deprecation.state === 'retired') throw unavailable('retired before this task pinned its registry');
+    const tool = this.#byKey.get(`${entry.name}@${entry.version}`);
+    if (!tool) throw unavailable('this runtime no longer has the implementation');
+    const now_ = tool.deprecation;
+    if (now_.state === 'retired') {
+      if (pinnedIsCurrent) throw unavailable('retired');
+      if (now >= Date.parse(now_.migration_window_ends)) throw unavailable('retired and its migration window has ended');
+    }
+    return { tool, entry };
+  }
+}

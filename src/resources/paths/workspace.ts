@@ -1,0 +1,124 @@
+import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { ToolgateError } from '../../protocol/index.js';
+import { lexicalComponents } from './lexical.js';
+import { procPath, walkBeneath, type ResolvedPath, type WalkOptions } from './open-beneath.js';
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
+
+export interface OpenedLeaf {
+  readonly resolved: ResolvedPath;
+  /** Open fd of the parent directory; close it with `release()`. */
+  readonly dirfd: number;
+  release(): void;
+}
+
+/**
+ * The workspace root, held open for the runtime's life. Every path a tool touches goes through
+ * `resolve` (normalize stage) and again through `openLeaf` / `openFile` at the point of effect.
+ */
+export class Workspace {
+  readonly root: string;
+  /** Stable id of the workspace: digest of its real path. */
+  readonly id: string;
+  readonly #rootFd: number;
+  readonly #spellings: string[];
+  #closed = false;
+
+  private constructor(root: string, given: string, rootFd: number) {
+    this.root = root;
+    this.#rootFd = rootFd;
+    this.#spellings = [...new Set([root, given.replace(/\/+$/, '') || '/'])];
+    this.id = createHash('sha256').update(root).digest('hex').slice(0, 16);
+  }
+
+  static open(dir: string): Workspace {
+    let root: string;
+    try {
+      root = realpathSync(dir);
+    } catch (e) {
+      throw new ToolgateError('invalid_resource', `workspace ${dir} cannot be opened`, { path: dir }, { cause: e });
+    }
+    const fd = openSync(root, O_RDONLY | O_DIRECTORY);
+    return new Workspace(root, dir, fd);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    closeSync(this.#rootFd);
+  }
+
+  get rootFd(): number {
+    return this.#rootFd;
+  }
+
+  /** Lexical then physical normalization; links inside the root are resolved to their target. */
+  resolve(path: unknown, opts: Partial<WalkOptions> = {}): ResolvedPath {
+    const leaf = this.openLeaf(path, { links: 'inside', allowMissingLeaf: true, ...opts });
+    leaf.release();
+    return leaf.resolved;
+  }
+
+  /**
+   * Opens the parent directory of `path` beneath the root and describes the leaf. With
+   * `links: 'never'` (the point of effect, on an already canonical path) any link is refused.
+   */
+  openLeaf(path: unknown, opts: WalkOptions): OpenedLeaf {
+    const components = lexicalComponents(path, this.#spellings);
+    const { resolved, parentFd } = walkBeneath(this.#rootFd, typeof path === 'string' ? path : '', components, opts);
+    const owned = parentFd !== this.#rootFd;
+    if (owned) this.#assertStillBeneath(parentFd, resolved.path);
+    let released = false;
+    return {
+      resolved,
+      dirfd: parentFd,
+      release: () => {
+        if (owned && !released) closeSync(parentFd);
+        released = true;
+      },
+    };
+  }
+
+  /**
+   * Opens a regular file at a canonical path for reading, refusing every link on the way, and
+   * checks that it is the object normalization saw (device and inode).
+   */
+  openFileForRead(resolved: ResolvedPath): number {
+    const leaf = this.openLeaf(resolved.path, { links: 'never', allowMissingLeaf: false });
+    try {
+      const name = resolved.components[resolved.components.length - 1];
+      if (name === undefined) throw new ToolgateError('invalid_resource', 'the workspace root is a directory, not a file', { path: '.' });
+      let fd: number;
+      try {
+        fd = openSync(procPath(leaf.dirfd, name), O_RDONLY | O_NOFOLLOW);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ELOOP') throw new ToolgateError('path_escape', `refusing to follow a symbolic link: ${resolved.path}`, { path: resolved.path });
+        if (code === 'ENOENT') throw new ToolgateError('not_found', `no such file: ${resolved.path}`, { path: resolved.path });
+        throw e;
+      }
+      const st = fstatSync(fd);
+      if (resolved.identity && (st.dev !== resolved.identity.dev || st.ino !== resolved.identity.ino)) {
+        closeSync(fd);
+        throw new ToolgateError('precondition_failed', `${resolved.path} changed between authorization and use`, { path: resolved.path, reason: 'identity_changed' });
+      }
+      if (!st.isFile()) {
+        closeSync(fd);
+        throw new ToolgateError('invalid_resource', `${resolved.path} is not a regular file`, { path: resolved.path, kind: st.isDirectory() ? 'directory' : 'other' });
+      }
+      return fd;
+    } finally {
+      leaf.release();
+    }
+  }
+
+  /** Defence in depth: an open directory must still lie beneath the root (not moved out). */
+  #assertStillBeneath(dirfd: number, path: string): void {
+    const where = readlinkSync(`/proc/self/fd/${dirfd}`);
+    if (where !== this.root && !where.startsWith(this.root + '/')) {
+      closeSync(dirfd);
+      throw new ToolgateError('path_escape', `a directory on the way to ${path} moved outside the workspace`, { path });
+    }
+  }
+}
