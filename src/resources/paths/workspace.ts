@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync }
 import { createHash } from 'node:crypto';
 import { ToolgateError } from '../../protocol/index.js';
 import { lexicalComponents } from './lexical.js';
+import { PathClassifier } from './classify.js';
 import { procPath, walkBeneath, type ResolvedPath, type WalkOptions } from './open-beneath.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
@@ -23,16 +24,19 @@ export class Workspace {
   readonly id: string;
   readonly #rootFd: number;
   readonly #spellings: string[];
+  /** Secret and protected path classification for this workspace. */
+  readonly classifier: PathClassifier;
   #closed = false;
 
-  private constructor(root: string, given: string, rootFd: number) {
+  private constructor(root: string, given: string, rootFd: number, classifier: PathClassifier) {
     this.root = root;
+    this.classifier = classifier;
     this.#rootFd = rootFd;
     this.#spellings = [...new Set([root, given.replace(/\/+$/, '') || '/'])];
     this.id = createHash('sha256').update(root).digest('hex').slice(0, 16);
   }
 
-  static open(dir: string): Workspace {
+  static open(dir: string, opts: { secretPatterns?: readonly string[] } = {}): Workspace {
     let root: string;
     try {
       root = realpathSync(dir);
@@ -40,7 +44,7 @@ export class Workspace {
       throw new ToolgateError('invalid_resource', `workspace ${dir} cannot be opened`, { path: dir }, { cause: e });
     }
     const fd = openSync(root, O_RDONLY | O_DIRECTORY);
-    return new Workspace(root, dir, fd);
+    return new Workspace(root, dir, fd, new PathClassifier(opts.secretPatterns));
   }
 
   close(): void {

@@ -1,0 +1,109 @@
+import { fstatSync, readSync, type Stats } from 'node:fs';
+import { createHash } from 'node:crypto';
+
+/** Whole-file facts that every page reports: digest, line count, and whether it is text. */
+export interface FileInfo {
+  readonly sha256: string;
+  readonly size: number;
+  readonly total_lines: number;
+  readonly binary: boolean;
+}
+
+const CHUNK = 1 << 20;
+const SNIFF = 8192;
+
+function keyOf(st: Stats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+}
+
+/**
+ * Computes FileInfo in one pass, and remembers it by (device, inode, size, mtime, ctime) so
+ * that paging a large file hashes it once. ctime moves on every write, so a changed file is
+ * never served from the cache. Bounded: the oldest entries are dropped first.
+ */
+export class FileInfoCache {
+  readonly #entries = new Map<string, FileInfo>();
+  readonly #max: number;
+
+  constructor(max = 256) {
+    this.#max = max;
+  }
+
+  /** `head` may hold the first bytes of the file already read (the small-file fast path). */
+  get(fd: number, head?: Buffer): { info: FileInfo; stat: Stats } {
+    const stat = fstatSync(fd);
+    const key = keyOf(stat);
+    const hit = this.#entries.get(key);
+    if (hit) return { info: hit, stat };
+    const info = head && head.length === stat.size ? infoOf(head) : scan(fd, stat.size);
+    this.#entries.set(key, info);
+    if (this.#entries.size > this.#max) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    return { info, stat };
+  }
+}
+
+function countNewlines(buf: Buffer, end = buf.length): number {
+  let n = 0;
+  let i = buf.indexOf(10);
+  while (i !== -1 && i < end) {
+    n++;
+    i = buf.indexOf(10, i + 1);
+  }
+  return n;
+}
+
+function isBinary(head: Buffer): boolean {
+  const sniff = head.subarray(0, SNIFF);
+  if (sniff.includes(0)) return true;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(sniff.subarray(0, lastCharBoundary(sniff)));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Length of the longest prefix that does not end inside a UTF-8 sequence. */
+export function lastCharBoundary(buf: Buffer, end = buf.length): number {
+  let i = end;
+  // Step back over at most 3 continuation bytes to the lead byte, and check it is complete.
+  let back = 0;
+  while (i > 0 && back < 4 && ((buf[i - 1] as number) & 0xc0) === 0x80) {
+    i--;
+    back++;
+  }
+  if (i === 0) return end;
+  const lead = buf[i - 1] as number;
+  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return need === back + 1 ? end : i - 1;
+}
+
+function infoOf(buf: Buffer): FileInfo {
+  const nl = countNewlines(buf);
+  const total = buf.length === 0 ? 0 : nl + (buf[buf.length - 1] === 10 ? 0 : 1);
+  return { sha256: createHash('sha256').update(buf).digest('hex'), size: buf.length, total_lines: total, binary: isBinary(buf) };
+}
+
+function scan(fd: number, size: number): FileInfo {
+  const hash = createHash('sha256');
+  const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)));
+  let pos = 0;
+  let nl = 0;
+  let last = -1;
+  let binary = false;
+  for (;;) {
+    const n = readSync(fd, buf, 0, buf.length, pos);
+    if (n === 0) break;
+    const chunk = buf.subarray(0, n);
+    if (pos === 0) binary = isBinary(chunk);
+    hash.update(chunk);
+    nl += countNewlines(chunk);
+    last = chunk[n - 1] as number;
+    pos += n;
+  }
+  const total = pos === 0 ? 0 : nl + (last === 10 ? 0 : 1);
+  return { sha256: hash.digest('hex'), size: pos, total_lines: total, binary };
+}

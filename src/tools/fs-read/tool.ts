@@ -1,0 +1,172 @@
+import { closeSync, readSync } from 'node:fs';
+import { z } from 'zod';
+import { ToolgateError } from '../../protocol/index.js';
+import { defineTool, type ToolDefinition } from '../../registry/index.js';
+import type { ResolvedPath } from '../../resources/index.js';
+import { FileInfoCache, lastCharBoundary } from './file-info.js';
+
+export const FS_READ_DEFAULT_MAX_BYTES = 256 * 1024;
+/** Hard cap on one page: far below the 10 MiB that closes an MCP stdio connection. */
+export const FS_READ_MAX_BYTES = 4 * 1024 * 1024;
+const WHOLE_FILE_FAST_PATH = 1024 * 1024;
+
+export const fsReadArgs = z.strictObject({
+  path: z.string().min(1).describe('Path beneath the workspace root'),
+  start_line: z.number().int().min(1).optional().describe('First line to return, 1-based'),
+  max_lines: z.number().int().min(1).optional(),
+  max_bytes: z.number().int().min(1).max(FS_READ_MAX_BYTES).optional(),
+  continuation: z.string().min(1).max(4096).optional().describe('Token from a previous truncated page'),
+});
+export type FsReadArgs = z.infer<typeof fsReadArgs>;
+
+export const fsReadResult = z.strictObject({
+  path: z.string(),
+  content: z.string().nullable(),
+  binary: z.boolean(),
+  sha256: z.string(),
+  size: z.number().int(),
+  start_line: z.number().int(),
+  end_line: z.number().int(),
+  total_lines: z.number().int(),
+  byte_offset: z.number().int(),
+  byte_length: z.number().int(),
+  revision: z.string(),
+  truncated: z.boolean(),
+  continuation: z.string().nullable(),
+});
+export type FsReadResult = z.infer<typeof fsReadResult>;
+
+function readAt(fd: number, offset: number, length: number): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, offset + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got === length ? buf : buf.subarray(0, got);
+}
+
+/** Byte offset where 1-based `line` starts, scanning from `from` (at line `fromLine`). */
+function offsetOfLine(fd: number, head: Buffer | undefined, size: number, line: number): number {
+  let current = 1;
+  let pos = 0;
+  const chunk = 1 << 20;
+  while (current < line && pos < size) {
+    const buf = head ?? readAt(fd, pos, Math.min(chunk, size - pos));
+    const base = head ? 0 : pos;
+    let i = buf.indexOf(10, head ? pos : 0);
+    while (i !== -1 && current < line) {
+      current++;
+      pos = base + i + 1;
+      if (current < line) i = buf.indexOf(10, i + 1);
+    }
+    if (current < line) {
+      if (head) return size;
+      pos = base + buf.length;
+    }
+  }
+  return current < line ? size : pos;
+}
+
+/** fs.read: a bounded, resumable page of a file, with the whole file's digest. */
+export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, ResolvedPath> {
+  const infos = new FileInfoCache();
+  return defineTool<FsReadArgs, FsReadResult, ResolvedPath>({
+    name: 'fs.read',
+    version: '1.0.0',
+    description:
+      'Read a text file beneath the workspace root in bounded pages. Returns the content, the whole file sha256, the line range and, when truncated, a continuation token for the next page.',
+    owner: 'toolgate',
+    effect_class: 'read',
+    reversible: true,
+    capabilities: ['fs.read'],
+    args: fsReadArgs,
+    result: fsReadResult,
+    timeout_ms: 30_000,
+    max_output_bytes: FS_READ_MAX_BYTES,
+    cancellation: 'cooperative',
+    idempotency: 'safe_to_repeat',
+    normalize(args, ctx) {
+      const resolved = ctx.workspace.resolve(args.path);
+      if (!resolved.exists) throw new ToolgateError('not_found', `no such file: ${resolved.path}`, { path: resolved.path });
+      if (resolved.kind === 'directory') throw new ToolgateError('invalid_resource', `${resolved.path} is a directory`, { path: resolved.path, kind: 'directory' });
+      if (ctx.workspace.classifier.classify(resolved.path) === 'secret') {
+        throw new ToolgateError('secret_path', `${resolved.path} is classified as a secret path`, { path: resolved.path });
+      }
+      return { resources: [{ kind: 'path', path: resolved.path, access: 'read' }], prepared: resolved };
+    },
+    async execute(ctx) {
+      const { args, prepared } = ctx;
+      const fd = ctx.workspace.openFileForRead(prepared);
+      try {
+        const maxBytes = args.max_bytes ?? FS_READ_DEFAULT_MAX_BYTES;
+        let head: Buffer | undefined;
+        const first = infos.get(fd);
+        if (first.stat.size <= WHOLE_FILE_FAST_PATH) head = readAt(fd, 0, first.stat.size);
+        const info = head && head.length !== first.info.size ? infos.get(fd, head).info : first.info;
+        const size = info.size;
+
+        let offset = 0;
+        let line = args.start_line ?? 1;
+        if (args.continuation !== undefined) {
+          const p = ctx.tokens.verify('fs.read', args.continuation);
+          if (p['path'] !== prepared.path) throw new ToolgateError('invalid_continuation', 'continuation was issued for another path', { path: prepared.path });
+          if (p['sha256'] !== info.sha256) {
+            throw new ToolgateError('stale_continuation', `${prepared.path} changed since the previous page`, { path: prepared.path, expected_sha256: p['sha256'], sha256: info.sha256 });
+          }
+          offset = Number(p['offset']);
+          line = Number(p['line']);
+        } else if (line > 1) {
+          offset = offsetOfLine(fd, head, size, line);
+        }
+
+        const base = { path: prepared.path, sha256: info.sha256, size, total_lines: info.total_lines, revision: ctx.revision.current() };
+        if (info.binary) {
+          return {
+            status: 'succeeded',
+            result: { ...base, content: null, binary: true, start_line: 0, end_line: 0, byte_offset: 0, byte_length: 0, truncated: false, continuation: null },
+          };
+        }
+        ctx.signal.throwIfAborted();
+        const want = Math.min(maxBytes, Math.max(0, size - offset));
+        let page = head ? head.subarray(offset, offset + want) : readAt(fd, offset, want);
+        let cut = page.length;
+        if (args.max_lines !== undefined) {
+          let seen = 0;
+          let i = page.indexOf(10);
+          while (i !== -1) {
+            if (++seen === args.max_lines) {
+              cut = i + 1;
+              break;
+            }
+            i = page.indexOf(10, i + 1);
+          }
+        }
+        if (cut === page.length && offset + page.length < size) {
+          const nl = page.lastIndexOf(10);
+          cut = nl >= 0 ? nl + 1 : lastCharBoundary(page);
+          if (cut === 0) cut = page.length; // a single code point wider than the page: never stall
+        }
+        page = page.subarray(0, cut);
+        const content = page.toString('utf8');
+        let newlines = 0;
+        for (let i = page.indexOf(10); i !== -1; i = page.indexOf(10, i + 1)) newlines++;
+        const endsLine = page.length > 0 && page[page.length - 1] === 10;
+        const endLine = page.length === 0 ? line - 1 : line + newlines - (endsLine ? 1 : 0);
+        const next = offset + page.length;
+        const truncated = next < size;
+        const continuation = truncated
+          ? ctx.tokens.sign('fs.read', { path: prepared.path, sha256: info.sha256, offset: next, line: endsLine ? endLine + 1 : endLine })
+          : null;
+        return {
+          status: 'succeeded',
+          truncated,
+          result: { ...base, content, binary: false, start_line: line, end_line: endLine, byte_offset: offset, byte_length: page.length, truncated, continuation },
+        };
+      } finally {
+        closeSync(fd);
+      }
+    },
+  });
+}
