@@ -53,15 +53,15 @@ function diffOf(before: AnyTool[], after: AnyTool[], now?: number): ManifestDiff
   return diffManifests(exported(...before), exported(...after), now === undefined ? {} : { now });
 }
 
-void describe('registry diff: compatible changes', () => {
-  void it('reports nothing and no break for identical registries', () => {
+describe('registry diff: compatible changes', () => {
+  it('reports nothing and no break for identical registries', () => {
     const d = diffOf([demoTool()], [demoTool()]);
     assert.deepEqual(d.changes, []);
     assert.equal(d.breaking, false);
     assert.equal(d.format, REGISTRY_DIFF_FORMAT);
   });
 
-  void it('classifies a new optional request field with a default as compatible', () => {
+  it('classifies a new optional request field with a default as compatible', () => {
     const d = diffOf(
       [demoTool()],
       [demoTool({ args: z.strictObject({ path: z.string().min(1), mode: z.enum(['fast', 'exact']).default('fast'), limit: z.number().int().default(10) }) })],
@@ -71,7 +71,7 @@ void describe('registry diff: compatible changes', () => {
     assert.equal(d.breaking, false);
   });
 
-  void it('classifies a new optional request field without a default as compatible', () => {
+  it('classifies a new optional request field without a default as compatible', () => {
     const d = diffOf(
       [demoTool()],
       [demoTool({ args: z.strictObject({ path: z.string().min(1), mode: z.enum(['fast', 'exact']).default('fast'), tag: z.string().optional() }) })],
@@ -80,7 +80,7 @@ void describe('registry diff: compatible changes', () => {
     assert.equal(d.breaking, false);
   });
 
-  void it('classifies a new response field, required or not, as compatible', () => {
+  it('classifies a new response field, required or not, as compatible', () => {
     const d = diffOf(
       [demoTool()],
       [demoTool({ result: z.strictObject({ text: z.string(), size: z.number().int(), sha256: z.string(), note: z.string().optional() }) })],
@@ -89,7 +89,7 @@ void describe('registry diff: compatible changes', () => {
     assert.equal(d.breaking, false);
   });
 
-  void it('classifies tool and field description changes as compatible', () => {
+  it('classifies tool and field description changes as compatible', () => {
     const d = diffOf(
       [demoTool()],
       [
@@ -103,7 +103,7 @@ void describe('registry diff: compatible changes', () => {
     assert.equal(d.breaking, false);
   });
 
-  void it('classifies a new tool as compatible', () => {
+  it('classifies a new tool as compatible', () => {
     const d = diffOf([demoTool()], [demoTool(), demoTool({ name: 'demo.list' })]);
     assert.deepEqual(summary(d), ['compatible tool_added - -']);
     assert.equal(d.changes[0]?.tool, 'demo.list');
@@ -112,7 +112,7 @@ void describe('registry diff: compatible changes', () => {
     assert.equal(d.breaking, false);
   });
 
-  void it('classifies a widened request enum, a loosened bound and a request that stops rejecting unknown fields as compatible', () => {
+  it('classifies a widened request enum, a loosened bound and a request that stops rejecting unknown fields as compatible', () => {
     const d = diffOf(
       [demoTool()],
       [demoTool({ args: z.object({ path: z.string(), mode: z.enum(['fast', 'exact', 'lazy']).default('fast') }) })],
@@ -125,7 +125,7 @@ void describe('registry diff: compatible changes', () => {
     assert.equal(d.breaking, false);
   });
 
-  void it('classifies a narrowed effect class and a removed capability as compatible', () => {
+  it('classifies a narrowed effect class and a removed capability as compatible', () => {
     const d = diffOf(
       [demoTool({ effect_class: 'write', capabilities: ['fs.read', 'fs.write'] })],
       [demoTool({ effect_class: 'read', capabilities: ['fs.read'] })],
@@ -134,7 +134,7 @@ void describe('registry diff: compatible changes', () => {
     assert.equal(d.breaking, false);
   });
 
-  void it('allows removing a retired version whose migration window has ended', () => {
+  it('allows removing a retired version whose migration window has ended', () => {
     const retired = demoTool({ deprecation: { state: 'retired', migration_window_ends: '2026-01-01T00:00:00Z' } });
     const v2 = demoTool({ version: '2.0.0' });
     const d = diffOf([retired, v2], [v2], Date.parse('2026-06-01T00:00:00Z'));
@@ -143,14 +143,14 @@ void describe('registry diff: compatible changes', () => {
   });
 });
 
-void describe('registry diff: breaking changes', () => {
-  void it('classifies a removed request field as breaking', () => {
+describe('registry diff: breaking changes', () => {
+  it('classifies a removed request field as breaking', () => {
     const d = diffOf([demoTool()], [demoTool({ args: z.strictObject({ path: z.string().min(1) }) })]);
     assert.deepEqual(summary(d), ['breaking field_removed request mode']);
     assert.equal(d.breaking, true);
   });
 
-  void it('classifies a renamed field as one breaking rename, not a removal and an addition', () => {
+  it('classifies a renamed field as one breaking rename, not a removal and an addition', () => {
     const d = diffOf([demoTool()], [demoTool({ args: z.strictObject({ file: z.string().min(1), mode: z.enum(['fast', 'exact']).default('fast') }) })]);
     assert.deepEqual(summary(d), ['breaking field_renamed request path']);
     assert.equal(d.changes[0]?.before, 'path');
@@ -158,13 +158,13 @@ void describe('registry diff: breaking changes', () => {
     assert.equal(d.breaking, true);
   });
 
-  void it('classifies a removed response field as breaking', () => {
+  it('classifies a removed response field as breaking', () => {
     const d = diffOf([demoTool()], [demoTool({ result: z.strictObject({ text: z.string() }) })]);
     assert.deepEqual(summary(d), ['breaking field_removed response size']);
     assert.equal(d.breaking, true);
   });
 
-  void it('classifies a changed field type as breaking', () => {
+  it('classifies a changed field type as breaking', () => {
     const d = diffOf([demoTool()], [demoTool({ args: z.strictObject({ path: z.array(z.string()), mode: z.enum(['fast', 'exact']).default('fast') }) })]);
     assert.deepEqual(summary(d), ['breaking type_changed request path']);
     assert.deepEqual(d.changes[0]?.before, ['string']);
@@ -172,7 +172,7 @@ void describe('registry diff: breaking changes', () => {
     assert.equal(d.breaking, true);
   });
 
-  void it('classifies a new required request field as breaking', () => {
+  it('classifies a new required request field as breaking', () => {
     const d = diffOf(
       [demoTool()],
       [demoTool({ args: z.strictObject({ path: z.string().min(1), mode: z.enum(['fast', 'exact']).default('fast'), owner: z.string() }) })],
@@ -181,27 +181,27 @@ void describe('registry diff: breaking changes', () => {
     assert.equal(d.breaking, true);
   });
 
-  void it('classifies an optional request field that becomes required as breaking', () => {
+  it('classifies an optional request field that becomes required as breaking', () => {
     const d = diffOf([demoTool()], [demoTool({ args: z.strictObject({ path: z.string().min(1), mode: z.enum(['fast', 'exact']) }) })]);
     assert.deepEqual(summary(d), ['breaking default_removed request mode', 'breaking field_became_required request mode']);
     assert.equal(d.breaking, true);
   });
 
-  void it('classifies a narrowed request enum as breaking and names the lost values', () => {
+  it('classifies a narrowed request enum as breaking and names the lost values', () => {
     const d = diffOf([demoTool()], [demoTool({ args: z.strictObject({ path: z.string().min(1), mode: z.enum(['fast']).default('fast') }) })]);
     assert.deepEqual(summary(d), ['breaking enum_narrowed request mode']);
     assert.deepEqual(d.changes[0]?.before, ['exact']);
     assert.equal(d.breaking, true);
   });
 
-  void it('classifies a widened response enum and a response field that may now be null as breaking', () => {
+  it('classifies a widened response enum and a response field that may now be null as breaking', () => {
     const before = demoTool({ result: z.strictObject({ kind: z.enum(['file', 'dir']), text: z.string() }) });
     const after = demoTool({ result: z.strictObject({ kind: z.enum(['file', 'dir', 'link']), text: z.string().nullable() }) });
     const d = diffOf([before], [after]);
     assert.deepEqual(summary(d), ['breaking enum_widened response kind', 'breaking type_widened response text']);
   });
 
-  void it('classifies a widened effect class as breaking, and a move between two irreversible classes too', () => {
+  it('classifies a widened effect class as breaking, and a move between two irreversible classes too', () => {
     assert.deepEqual(summary(diffOf([demoTool()], [demoTool({ effect_class: 'network' })])), ['breaking effect_class_widened - -']);
     const from: EffectClass = 'delete';
     const to: EffectClass = 'send';
@@ -210,7 +210,7 @@ void describe('registry diff: breaking changes', () => {
     assert.equal(d.breaking, true);
   });
 
-  void it('classifies a changed default value as breaking', () => {
+  it('classifies a changed default value as breaking', () => {
     const d = diffOf([demoTool()], [demoTool({ args: z.strictObject({ path: z.string().min(1), mode: z.enum(['fast', 'exact']).default('exact') }) })]);
     assert.deepEqual(summary(d), ['breaking default_changed request mode']);
     assert.equal(d.changes[0]?.before, 'fast');
@@ -218,13 +218,13 @@ void describe('registry diff: breaking changes', () => {
     assert.equal(d.breaking, true);
   });
 
-  void it('classifies a new capability dimension (a wider default scope) as breaking', () => {
+  it('classifies a new capability dimension (a wider default scope) as breaking', () => {
     const d = diffOf([demoTool()], [demoTool({ capabilities: ['fs.read', 'network'] })]);
     assert.deepEqual(summary(d), ['breaking capability_added - -']);
     assert.deepEqual(d.changes[0]?.after, ['network']);
   });
 
-  void it('classifies a removed tool version and a removed tool as breaking', () => {
+  it('classifies a removed tool version and a removed tool as breaking', () => {
     const v1 = demoTool();
     const v2 = demoTool({ version: '2.0.0' });
     const other = demoTool({ name: 'demo.list' });
@@ -237,18 +237,18 @@ void describe('registry diff: breaking changes', () => {
     assert.equal(d.breaking, true);
   });
 
-  void it('classifies a request schema that newly rejects unknown fields as breaking', () => {
+  it('classifies a request schema that newly rejects unknown fields as breaking', () => {
     const loose = demoTool({ args: z.object({ path: z.string().min(1), mode: z.enum(['fast', 'exact']).default('fast') }) });
     const d = diffOf([loose], [demoTool()]);
     assert.deepEqual(summary(d), ['breaking unknown_fields_rejected request (root)']);
   });
 
-  void it('classifies a tightened request bound as breaking', () => {
+  it('classifies a tightened request bound as breaking', () => {
     const d = diffOf([demoTool()], [demoTool({ args: z.strictObject({ path: z.string().min(1).max(255), mode: z.enum(['fast', 'exact']).default('fast') }) })]);
     assert.deepEqual(summary(d), ['breaking constraint_tightened request path']);
   });
 
-  void it('classifies retirement, lost reversibility, weaker idempotency, uninterruptible cancellation and a lower timeout as breaking', () => {
+  it('classifies retirement, lost reversibility, weaker idempotency, uninterruptible cancellation and a lower timeout as breaking', () => {
     const d = diffOf(
       [demoTool()],
       [
@@ -271,7 +271,7 @@ void describe('registry diff: breaking changes', () => {
   });
 });
 
-void describe('registry diff: nested schemas', () => {
+describe('registry diff: nested schemas', () => {
   const nestedArgs = (inner: z.ZodType, kind: z.ZodType) =>
     z.strictObject({
       path: z.string().min(1),
@@ -279,7 +279,7 @@ void describe('registry diff: nested schemas', () => {
       edits: z.array(z.strictObject({ range: z.strictObject({ start: z.number().int(), end: inner }), kind })).optional(),
     });
 
-  void it('finds a change deep inside an array of objects and names its field path and pointer', () => {
+  it('finds a change deep inside an array of objects and names its field path and pointer', () => {
     const d = diffOf(
       [demoTool({ args: nestedArgs(z.number().int(), z.enum(['insert', 'delete'])) })],
       [demoTool({ args: nestedArgs(z.string(), z.enum(['insert'])) })],
@@ -289,7 +289,7 @@ void describe('registry diff: nested schemas', () => {
     assert.equal(d.breaking, true);
   });
 
-  void it('treats a nested object that becomes nullable as a compatible request widening', () => {
+  it('treats a nested object that becomes nullable as a compatible request widening', () => {
     const inner = z.strictObject({ a: z.string() });
     const d = diffOf(
       [demoTool({ args: z.strictObject({ path: z.string().min(1), mode: z.enum(['fast', 'exact']).default('fast'), opts: inner }) })],
@@ -298,13 +298,13 @@ void describe('registry diff: nested schemas', () => {
     assert.deepEqual(summary(d), ['compatible variant_added request opts']);
   });
 
-  void it('classifies a removed union alternative as breaking in a request', () => {
+  it('classifies a removed union alternative as breaking in a request', () => {
     const withUnion = (u: z.ZodType) => demoTool({ args: z.strictObject({ path: z.string().min(1), mode: z.enum(['fast', 'exact']).default('fast'), target: u }) });
     const d = diffOf([withUnion(z.union([z.string(), z.strictObject({ line: z.number() })]))], [withUnion(z.string())]);
     assert.deepEqual(summary(d), ['breaking variant_removed request target']);
   });
 
-  void it('compares recursive schemas without looping and finds a change inside the recursion', () => {
+  it('compares recursive schemas without looping and finds a change inside the recursion', () => {
     interface Node {
       name: string;
       children: Node[];
@@ -323,8 +323,8 @@ void describe('registry diff: nested schemas', () => {
   });
 });
 
-void describe('registry diff: versions and output forms', () => {
-  void it('compares what a caller that names no version got before and gets now when a new version takes over', () => {
+describe('registry diff: versions and output forms', () => {
+  it('compares what a caller that names no version got before and gets now when a new version takes over', () => {
     const v1 = demoTool();
     const v2 = demoTool({
       version: '2.0.0',
@@ -337,7 +337,7 @@ void describe('registry diff: versions and output forms', () => {
     assert.equal(d.breaking, true);
   });
 
-  void it('is not breaking when the new version only adds what is compatible', () => {
+  it('is not breaking when the new version only adds what is compatible', () => {
     const v1 = demoTool();
     const v11 = demoTool({ version: '1.1.0', result: z.strictObject({ text: z.string(), size: z.number().int(), lines: z.number().int() }) });
     const d = diffOf([v1], [v1, v11]);
@@ -345,7 +345,7 @@ void describe('registry diff: versions and output forms', () => {
     assert.equal(d.breaking, false);
   });
 
-  void it('prints breaking changes first per tool and a verdict line, and round-trips as JSON', () => {
+  it('prints breaking changes first per tool and a verdict line, and round-trips as JSON', () => {
     const d = diffOf(
       [demoTool()],
       [demoTool({ description: 'New words', args: z.strictObject({ path: z.string().min(1), mode: z.enum(['fast']).default('fast') }) })],
