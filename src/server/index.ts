@@ -1,0 +1,4 @@
+export { serveMcpStdio, type StdioServeOptions, type StdioServing } from './stdio.js';
+export { createMcpServer, type McpSession, type McpServerOptions } from './mcp-server.js';
+export { ToolListing, mcpToolName, annotationsOf, outputSchemaOf, toolDefinitionOf, type McpToolDefinition, type McpToolAnnotations } from './tool-listing.js';
+export { callResultOf, DEFAULT_RESULT_SHAPING, type McpCallResult, type ResultShaping } from './call-result.js';
