@@ -2,3 +2,4 @@ export { serveMcpStdio, type StdioServeOptions, type StdioServing } from './stdi
 export { createMcpServer, type McpSession, type McpServerOptions } from './mcp-server.js';
 export { ToolListing, mcpToolName, annotationsOf, outputSchemaOf, toolDefinitionOf, type McpToolDefinition, type McpToolAnnotations } from './tool-listing.js';
 export { callResultOf, DEFAULT_RESULT_SHAPING, type McpCallResult, type ResultShaping } from './call-result.js';
+export { serveMcpHttp, type HttpServeOptions, type HttpServing } from './http.js';
