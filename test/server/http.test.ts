@@ -83,6 +83,18 @@ describe('MCP server over Streamable HTTP, both protocol eras', () => {
       }
     });
 
+    it(`forwards progress to a ${era} client that sent a progress token`, async () => {
+      const client = await connect(serving.url, era);
+      try {
+        const seen: number[] = [];
+        const r = await client.callTool({ name: 'test_slow', arguments: { label: `progress-${era}`, ms: 300 } }, { onprogress: (p) => seen.push(p.progress) });
+        assert.equal(r._meta?.['toolgate/status'], 'succeeded');
+        assert.ok(seen.length >= 2, `progress notifications: ${seen.length}`);
+      } finally {
+        await client.close();
+      }
+    });
+
     it(`cancellation from a ${era} client reaches the running call; its receipt says cancelled`, async () => {
       const client = await connect(serving.url, era);
       const label = `cancel-${era}`;
