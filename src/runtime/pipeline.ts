@@ -130,9 +130,10 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
     draft.evidence = executed.evidence;
     draft.artifacts = [...(executed.artifacts ?? [])];
   } catch (e) {
-    if (!ToolgateError.isInstance(e)) throw e;
-    draft.status = statusOf(e.code);
-    draft.error = e.toBody();
+    // A defect in a stage is still answered with a receipt; it never escapes call().
+    const err = ToolgateError.isInstance(e) ? e : new ToolgateError('internal_error', e instanceof Error ? e.message : String(e), { errno: (e as NodeJS.ErrnoException | null)?.code ?? null });
+    draft.status = statusOf(err.code);
+    draft.error = err.toBody();
   } finally {
     release?.();
     scope?.dispose();
