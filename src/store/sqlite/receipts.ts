@@ -6,10 +6,17 @@ interface Row {
   seq: number;
   receipt_id: string;
   task_id: string;
+  logical_effect_id: string | null;
+  idempotency_key: string | null;
+  tool: string;
+  status: string;
+  created_at: string;
   digest: string;
   prev_digest: string | null;
   body: string;
 }
+
+const ROW_COLUMNS = 'seq, receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body';
 
 /** Receipts: insert-only (triggers refuse UPDATE and DELETE), hash-chained per task. */
 export class ReceiptTable {
@@ -79,8 +86,8 @@ export class ReceiptTable {
    */
   verify(task?: TaskId): ChainReport {
     const rows = task
-      ? this.#db.prepare<[string], Row>(`SELECT seq, receipt_id, task_id, digest, prev_digest, body FROM receipts WHERE task_id = ? ORDER BY seq`).iterate(task)
-      : this.#db.prepare<[], Row>(`SELECT seq, receipt_id, task_id, digest, prev_digest, body FROM receipts ORDER BY task_id, seq`).iterate();
+      ? this.#db.prepare<[string], Row>(`SELECT ${ROW_COLUMNS} FROM receipts WHERE task_id = ? ORDER BY seq`).iterate(task)
+      : this.#db.prepare<[], Row>(`SELECT ${ROW_COLUMNS} FROM receipts ORDER BY task_id, seq`).iterate();
     const heads = new Map<string, string | null>();
     const brokenTasks = new Set<string>();
     const broken: { task_id: string; seq: number; receipt_id: string; reason: string }[] = [];
@@ -104,7 +111,15 @@ export class ReceiptTable {
       if (digest !== receipt.digest) fail('body does not match its digest');
       else if (digest !== row.digest) fail('digest column does not match the body');
       else if (receiptIdOf(digest) !== receipt.receipt_id || receipt.receipt_id !== row.receipt_id) fail('receipt id is not derived from its digest');
-      else if (receipt.task_id !== row.task_id) fail('task column does not match the body');
+      else if (
+        receipt.task_id !== row.task_id ||
+        receipt.status !== row.status ||
+        receipt.tool !== row.tool ||
+        receipt.finished_at !== row.created_at ||
+        receipt.logical_effect_id !== row.logical_effect_id ||
+        receipt.idempotency_key !== row.idempotency_key
+      )
+        fail('an indexed column does not match the body');
       else if ((receipt.prev_receipt_digest ?? null) !== prev || (row.prev_digest ?? null) !== prev) fail('link to the previous receipt is broken');
       heads.set(row.task_id, row.digest);
     }
