@@ -28,6 +28,9 @@ export class ReceiptTable {
   readonly #effect: Statement<[string, string | null, string, string, string]>;
   readonly #byId: Statement<[string], { body: string }>;
   readonly #commit: Transaction<(req: CommitRequest) => Receipt>;
+  readonly #commitMany: Transaction<(reqs: readonly CommitRequest[]) => Receipt[]>;
+  #queue: { req: CommitRequest; resolve: (r: Receipt) => void; reject: (e: unknown) => void }[] = [];
+  #flushScheduled = false;
 
   constructor(db: Database) {
     this.#db = db;
@@ -61,10 +64,45 @@ export class ReceiptTable {
       if (req.effect) this.#effect.run(req.effect.state, receipt.receipt_id, receipt.finished_at, task, req.effect.key);
       return receipt;
     });
+    this.#commitMany = db.transaction((reqs: readonly CommitRequest[]) => reqs.map((r) => this.#commit(r)));
   }
 
   commit(req: CommitRequest): Receipt {
     return this.#commit.immediate(req);
+  }
+
+  /**
+   * Group commit: receipts that arrive in the same turn of the event loop are written in one
+   * transaction. Each promise resolves only after that transaction committed, so a receipt is
+   * still durable before it is returned; concurrent calls share the cost of the commit.
+   */
+  commitBatched(req: CommitRequest): Promise<Receipt> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ req, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const batch = this.#queue;
+    this.#queue = [];
+    try {
+      const receipts = this.#commitMany.immediate(batch.map((b) => b.req));
+      batch.forEach((b, i) => b.resolve(receipts[i] as Receipt));
+    } catch {
+      // One bad request must not fail the others: commit them one by one.
+      for (const b of batch) {
+        try {
+          b.resolve(this.#commit.immediate(b.req));
+        } catch (e) {
+          b.reject(e);
+        }
+      }
+    }
   }
 
   get(id: ReceiptId): Receipt | undefined {
