@@ -12,6 +12,12 @@ export interface McpCallResult {
 
 export interface ResultShaping {
   /**
+   * A succeeded result whose JSON is larger is withheld and answered as an `isError` result
+   * with `limit_exceeded` (the receipt keeps it): a stdio client closes the connection on a
+   * message over 10 MiB, and JSON escaping can make a 4 MiB page several times larger.
+   */
+  readonly maxResultBytes: number;
+  /**
    * Up to this many bytes of result JSON are repeated as text (clients that ignore structured
    * content still see it); above it the text is a short summary, so that no message carries a
    * large result twice.
@@ -19,7 +25,7 @@ export interface ResultShaping {
   readonly textCopyLimitBytes: number;
 }
 
-export const DEFAULT_RESULT_SHAPING: ResultShaping = { textCopyLimitBytes: 256 * 1024 };
+export const DEFAULT_RESULT_SHAPING: ResultShaping = { maxResultBytes: 8 * 1024 * 1024, textCopyLimitBytes: 256 * 1024 };
 
 function metaOf(r: Receipt): Record<string, unknown> {
   return {
@@ -46,11 +52,31 @@ function summaryOf(result: Record<string, unknown>, bytes: number, r: Receipt): 
   return `${r.tool} ${r.status} (receipt ${r.receipt_id}); ${bytes} bytes of structured result: ${fields.join(', ')}`;
 }
 
+function withheld(r: Receipt, bytes: number, limit: number): McpCallResult {
+  const error = {
+    code: 'limit_exceeded',
+    message: `the result is ${bytes} bytes as JSON, over the ${limit} bytes one MCP message may carry; ask for a smaller page (e.g. a lower max_bytes)`,
+    data: { result_bytes: bytes, limit_bytes: limit, receipt_id: r.receipt_id },
+  };
+  return {
+    content: [{ type: 'text', text: `${r.tool} ${r.status} but not sent: ${error.message} (receipt ${r.receipt_id})` }],
+    structuredContent: { status: r.status, receipt_id: r.receipt_id, error },
+    isError: true,
+    _meta: { ...metaOf(r), 'toolgate/withheld': true },
+  };
+}
+
 export function callResultOf(r: Receipt, shaping: ResultShaping = DEFAULT_RESULT_SHAPING): McpCallResult {
   if (r.status === 'succeeded' && isObject(r.result)) {
     const json = JSON.stringify(r.result);
     const bytes = Buffer.byteLength(json);
-    const text = bytes <= shaping.textCopyLimitBytes ? json : summaryOf(r.result, bytes, r);
+    if (bytes > shaping.maxResultBytes) return withheld(r, bytes, shaping.maxResultBytes);
+    const spilled = r.result['inline'] === false && typeof r.result['artifact'] === 'string';
+    const text = spilled
+      ? `${r.tool} ${r.status}; the result (${String(r.result['bytes'])} bytes) was too large to send and is stored as artifact ${String(r.result['artifact'])} (receipt ${r.receipt_id}); ask for a smaller page`
+      : bytes <= shaping.textCopyLimitBytes
+        ? json
+        : summaryOf(r.result, bytes, r);
     return { content: [{ type: 'text', text }], structuredContent: r.result, _meta: metaOf(r) };
   }
   // A non-succeeded receipt (or a success without an object result, which the schema cannot carry).
