@@ -34,17 +34,20 @@ export function serveMcpStdio(rt: Runtime, opts: StdioServeOptions = {}): StdioS
     ...(opts.onError ? { onerror: opts.onError } : {}),
   });
   let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => (closing ??= handle.close());
-  const closed = new Promise<void>((resolve) => {
-    input.once('end', () => void close().then(resolve, resolve));
-    input.once('close', () => void close().then(resolve, resolve));
-  });
-  return {
-    closed,
-    close: async () => {
-      await close();
-      // Unblock `closed` when the caller closes first; stdin may stay open.
-      input.emit('close');
-    },
-  };
+  let settle: () => void = () => {};
+  const closed = new Promise<void>((resolve) => (settle = resolve));
+  const onInputEnd = (): void => void close();
+  const close = (): Promise<void> =>
+    (closing ??= handle
+      .close()
+      .catch((e: unknown) => opts.onError?.(e instanceof Error ? e : new Error(String(e))))
+      .finally(() => {
+        input.off('end', onInputEnd);
+        input.off('close', onInputEnd);
+        settle();
+      }));
+  // The client closing its end is the end of the connection (and of its running calls).
+  input.once('end', onInputEnd);
+  input.once('close', onInputEnd);
+  return { closed, close };
 }

@@ -148,6 +148,18 @@ describe('MCP server over stdio, with a real SDK client in a child process', () 
     assert.ok(!ledgerLines(ledger).includes('end c1'));
   });
 
+  it('a client that goes away mid-call stops the call, and the server process exits', async () => {
+    const other = await connect({ ...config, taskId: 'mcp-gone-task' }, 'legacy');
+    const pid = other.transport.pid ?? assert.fail('no child pid');
+    const call = other.client.callTool({ name: 'test_slow', arguments: { label: 'gone1', ms: 20_000 } });
+    assert.ok(await waitFor(() => ledgerLines(ledger).includes('start gone1'), 10_000), 'tool started');
+    await other.client.close();
+    await assert.rejects(call);
+    assert.ok(await waitFor(() => !alive(pid), 10_000), 'server process exited');
+    assert.ok(ledgerLines(ledger).includes('abort gone1'), 'the tool saw its signal abort');
+    assert.ok(!ledgerLines(ledger).includes('end gone1'));
+  });
+
   it('serves a 2026-07-28 client from the same server', async () => {
     const modern = await connect({ ...config, taskId: 'mcp-modern-task' }, '2026-07-28');
     try {
@@ -181,6 +193,8 @@ describe('MCP server over stdio, with a real SDK client in a child process', () 
         'test.slow succeeded',
       ]);
       assert.equal(rt.store.verifyChain(TASK as never).ok, true);
+      const gone = rt.store.listReceipts({ task: 'mcp-gone-task' as never });
+      assert.deepEqual(gone.map((r) => `${r.tool} ${r.status}`), ['test.slow cancelled']);
     } finally {
       await rt.close();
     }
