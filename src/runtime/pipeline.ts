@@ -21,6 +21,7 @@ function attemptOf(parts: RuntimeParts, env: Envelope): AttemptId {
   if (!a) {
     a = newAttemptId();
     parts.attempts.set(env.task_id, a);
+    if (parts.attempts.size > 10_000) parts.attempts.delete(parts.attempts.keys().next().value as TaskId);
   }
   return a;
 }
@@ -58,10 +59,10 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
     draft.registry_revision = resolved.revision;
 
     // validate
-    const args = validateStage(tool, env.arguments);
+    const { args, digest: argsDigest } = validateStage(tool, env.arguments);
 
     // normalize
-    const { action, prepared } = await normalizeStage(tool, args, parts.workspace, env.task_id);
+    const { action, prepared } = await normalizeStage(tool, args, argsDigest, parts.workspace, env.task_id);
     draft.normalized_action = action;
 
     // authorize
