@@ -128,6 +128,35 @@ describe('MCP server over Streamable HTTP, both protocol eras', () => {
     assert.equal(rt.store.listReceipts({}).length, before_);
   });
 
+  it('closing the server aborts running calls; their receipts say cancelled', async () => {
+    const own = await serveMcpHttp(rt, { port: 0 });
+    const client = await connect(own.url, 'legacy');
+    const cancelledBefore = cancelledSlowCalls(rt);
+    const call = client.callTool({ name: 'test_slow', arguments: { label: 'shutdown', ms: 20_000 } });
+    call.catch(() => {});
+    assert.ok(await waitFor(() => ledgerLines(ledger).includes('start shutdown'), 10_000), 'tool started');
+    await own.close();
+    assert.ok(await waitFor(() => ledgerLines(ledger).includes('abort shutdown'), 5_000), 'tool saw the abort');
+    assert.ok(await waitFor(() => cancelledSlowCalls(rt) === cancelledBefore + 1, 5_000));
+    await client.close().catch(() => {});
+  });
+
+  it('keeps at most maxSessions 2025-era sessions, closing the least recently used', async () => {
+    const own = await serveMcpHttp(rt, { port: 0, maxSessions: 2 });
+    const clients = [await connect(own.url, 'legacy'), await connect(own.url, 'legacy')];
+    try {
+      await clients[1]?.listTools();
+      clients.push(await connect(own.url, 'legacy'));
+      await assert.rejects(clients[0]?.listTools() ?? Promise.resolve(), /Session not found|404/);
+      const r = await clients[1]?.callTool({ name: 'fs_read', arguments: { path: 'src/a.txt' } });
+      assert.equal(r?._meta?.['toolgate/status'], 'succeeded');
+      assert.ok(await clients[2]?.listTools());
+    } finally {
+      for (const c of clients) await c.close().catch(() => {});
+      await own.close();
+    }
+  });
+
   it('requires the bearer token when one is configured', async () => {
     const guarded = await serveMcpHttp(rt, { port: 0, bearerToken: 'tok-123' });
     try {
