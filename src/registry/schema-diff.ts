@@ -89,6 +89,28 @@ function variantKey(node: SchemaNode): string {
   return t === null ? 'any' : [...t].sort().join('|');
 }
 
+/**
+ * How alike two alternatives are: shared property names, and far more for equal constants.
+ * -1 when a shared property has disjoint constants: two tags of a discriminated union.
+ */
+function similarity(a: SchemaNode, b: SchemaNode): number {
+  const pa = propertiesOf(a);
+  const pb = propertiesOf(b);
+  let score = 0;
+  for (const [k, na] of pa) {
+    const nb = pb.get(k);
+    if (nb === undefined) continue;
+    score += 1;
+    const va = valuesOf(na);
+    const vb = valuesOf(nb);
+    if (va === null || vb === null) continue;
+    const keys = new Set(vb.map((v) => canonicalJson(v ?? null)));
+    if (!va.some((v) => keys.has(canonicalJson(v ?? null)))) return -1;
+    if (same(va, vb)) score += 100;
+  }
+  return score;
+}
+
 function isClosed(node: SchemaNode): boolean {
   return node['additionalProperties'] === false || node['unevaluatedProperties'] === false;
 }
@@ -203,15 +225,36 @@ class SchemaComparison {
   #variants(ov: readonly SchemaNode[], nv: readonly SchemaNode[], field: string, op: string, np: string, oKey: string, nKey: string): void {
     const unmatchedNew = nv.map((node, i) => ({ node, i }));
     const pairs: { o: SchemaNode; oi: number; n: SchemaNode; ni: number }[] = [];
-    const unmatchedOld: { node: SchemaNode; i: number }[] = [];
+    const take = (j: number): { node: SchemaNode; i: number } | undefined => (j >= 0 ? unmatchedNew.splice(j, 1)[0] : undefined);
+    // Unchanged alternatives first, so a changed one cannot take an unchanged one's partner.
+    const rest: { node: SchemaNode; i: number }[] = [];
     ov.forEach((node, i) => {
-      let j = unmatchedNew.findIndex((c) => same(c.node, node));
-      if (j < 0) j = unmatchedNew.findIndex((c) => variantKey(c.node) === variantKey(node));
-      if (j < 0) j = unmatchedNew.findIndex((c) => covers(typesOf(c.node), typesOf(node)) || covers(typesOf(node), typesOf(c.node)));
-      const match = j >= 0 ? unmatchedNew.splice(j, 1)[0] : undefined;
+      const match = take(unmatchedNew.findIndex((c) => same(c.node, node)));
+      if (match) pairs.push({ o: node, oi: i, n: match.node, ni: match.i });
+      else rest.push({ node, i });
+    });
+    const unmatchedOld: { node: SchemaNode; i: number }[] = [];
+    for (const { node, i } of rest) {
+      // Among alternatives of the same type, the most alike (a discriminated union pairs by its tag).
+      let j = -1;
+      let best = -1;
+      unmatchedNew.forEach((c, k) => {
+        if (variantKey(c.node) !== variantKey(node)) return;
+        const score = similarity(node, c.node);
+        if (score >= 0 && score > best) {
+          best = score;
+          j = k;
+        }
+      });
+      if (j < 0) {
+        j = unmatchedNew.findIndex(
+          (c) => variantKey(c.node) !== variantKey(node) && (covers(typesOf(c.node), typesOf(node)) || covers(typesOf(node), typesOf(c.node))),
+        );
+      }
+      const match = take(j);
       if (match) pairs.push({ o: node, oi: i, n: match.node, ni: match.i });
       else unmatchedOld.push({ node, i });
-    });
+    }
     const ptr = (base: string, key: string, i: number): string => (key === '' ? base : `${base}${key}/${i}`);
     for (const p of pairs) this.compare(p.o, p.n, field, ptr(op, oKey, p.oi), ptr(np, nKey, p.ni));
     for (const u of unmatchedOld) {

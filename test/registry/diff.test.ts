@@ -304,6 +304,34 @@ describe('registry diff: nested schemas', () => {
     assert.deepEqual(summary(d), ['breaking variant_removed request target']);
   });
 
+  it('pairs discriminated-union alternatives by their tag, even when reordered', () => {
+    const a = (x: z.ZodType) => z.strictObject({ kind: z.literal('a'), x });
+    const b = z.strictObject({ kind: z.literal('b'), y: z.number() });
+    const c = z.strictObject({ kind: z.literal('c'), z: z.boolean() });
+    const withOp = (op: z.ZodType) => demoTool({ args: z.strictObject({ path: z.string().min(1), mode: z.enum(['fast', 'exact']).default('fast'), op }) });
+    const d = diffOf([withOp(z.discriminatedUnion('kind', [a(z.string()), b]))], [withOp(z.discriminatedUnion('kind', [c, a(z.number())]))]);
+    assert.deepEqual(summary(d), ['breaking type_changed request op.x', 'breaking variant_removed request op', 'compatible variant_added request op']);
+    assert.equal(d.changes[0]?.pointer, '/properties/op/oneOf/1/properties/x');
+    assert.equal(d.changes[1]?.pointer, '/properties/op/oneOf/1');
+    assert.equal(d.changes[2]?.pointer, '/properties/op/oneOf/0');
+  });
+
+  it('classifies a tuple that needs one more position and a map whose values narrow as breaking requests', () => {
+    const withShapes = (t: z.ZodType, r: z.ZodType) => demoTool({ args: z.strictObject({ path: z.string().min(1), mode: z.enum(['fast', 'exact']).default('fast'), t, r }) });
+    const d = diffOf(
+      [withShapes(z.tuple([z.string(), z.number()]), z.record(z.string(), z.number()))],
+      [withShapes(z.tuple([z.string(), z.number(), z.boolean()]), z.record(z.string(), z.number().int()))],
+    );
+    assert.deepEqual(summary(d), [
+      'breaking constraint_tightened request t',
+      'compatible constraint_loosened request t',
+      'breaking schema_keyword_changed request t',
+      'breaking type_narrowed request r.*',
+      'breaking constraint_tightened request r.*',
+      'breaking constraint_tightened request r.*',
+    ]);
+  });
+
   it('compares recursive schemas without looping and finds a change inside the recursion', () => {
     interface Node {
       name: string;
