@@ -114,6 +114,22 @@ describe('MCP server over Streamable HTTP, both protocol eras', () => {
     });
   }
 
+  it('passes an idempotency key from request _meta into the envelope: a repeat is a replay', async () => {
+    const client = await connect(serving.url, 'legacy');
+    try {
+      const call = () => client.callTool({ name: 'fs_read', arguments: { path: 'src/a.txt' }, _meta: { 'toolgate/idempotency_key': 'read-once-1' } });
+      const first = await call();
+      const second = await call();
+      assert.equal(first._meta?.['toolgate/replay'], undefined);
+      assert.equal(second._meta?.['toolgate/replay'], true);
+      assert.equal(second._meta?.['toolgate/receipt_id'], first._meta?.['toolgate/receipt_id']);
+      const bad = await client.callTool({ name: 'fs_read', arguments: { path: 'src/a.txt' }, _meta: { 'toolgate/deadline': 'tomorrow' } });
+      assert.equal((bad.structuredContent as { error: { code: string } }).error.code, 'invalid_request');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('refuses a foreign Origin and a foreign Host before anything runs', async () => {
     const before_ = rt.store.listReceipts({}).length;
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
