@@ -19,22 +19,30 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** A web Request for a Node request; `signal` aborts when the response closes before it finished. */
-export async function webRequestOf(req: IncomingMessage, res: ServerResponse, bodyLimit: number): Promise<Request> {
-  const abort = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) abort.abort(new Error('client disconnected'));
-  });
+function urlOf(req: IncomingMessage): string {
+  return `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
+}
+
+/** The request line and headers only: enough to check Host, Origin and credentials before reading a body. */
+export function webRequestHead(req: IncomingMessage): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
+  return new Request(urlOf(req), { method: 'GET', headers });
+}
+
+/** The full web Request; its `signal` aborts when the response closes before it finished. */
+export async function webRequestOf(req: IncomingMessage, res: ServerResponse, head: Request, bodyLimit: number): Promise<Request> {
+  const abort = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) abort.abort(new Error('client disconnected'));
+  });
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
   const body = hasBody ? await readBody(req, bodyLimit) : undefined;
-  const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
-  return new Request(url, { method, headers, signal: abort.signal, ...(body === undefined ? {} : { body }) });
+  return new Request(urlOf(req), { method, headers: head.headers, signal: abort.signal, ...(body === undefined ? {} : { body }) });
 }
 
 /** Streams a web Response into a Node response; stops reading it when the client goes away. */

@@ -16,7 +16,7 @@ import {
 import { constantTimeEqual, newTaskId } from '../protocol/index.js';
 import { entryOf } from '../registry/index.js';
 import type { Runtime } from '../runtime/index.js';
-import { BodyTooLarge, sendWebResponse, webRequestOf } from './http-bridge.js';
+import { BodyTooLarge, sendWebResponse, webRequestHead, webRequestOf } from './http-bridge.js';
 import { createMcpServer, type McpServerOptions } from './mcp-server.js';
 import { ToolListing } from './tool-listing.js';
 
@@ -125,18 +125,20 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<Response> => {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (pathname !== path) return jsonError(404, 'Not found');
+    // Host, Origin and the token are checked before any body is read.
+    const head = webRequestHead(req);
+    const rejected = hostHeaderValidationResponse(head, allowedHosts) ?? originValidationResponse(head, allowedOrigins);
+    if (rejected) return rejected;
+    if (token !== undefined) {
+      const given = Buffer.from(head.headers.get('authorization') ?? '');
+      if (!constantTimeEqual(given, token)) return jsonError(401, 'Unauthorized', { 'www-authenticate': 'Bearer' });
+    }
     let request: Request;
     try {
-      request = await webRequestOf(req, res, bodyLimit);
+      request = await webRequestOf(req, res, head, bodyLimit);
     } catch (e) {
       if (e instanceof BodyTooLarge) return jsonError(413, e.message);
       throw e;
-    }
-    const rejected = hostHeaderValidationResponse(request, allowedHosts) ?? originValidationResponse(request, allowedOrigins);
-    if (rejected) return rejected;
-    if (token !== undefined) {
-      const given = Buffer.from(request.headers.get('authorization') ?? '');
-      if (!constantTimeEqual(given, token)) return jsonError(401, 'Unauthorized', { 'www-authenticate': 'Bearer' });
     }
     return (await isLegacyRequest(request, undefined, { maxRequestBodySize: bodyLimit })) ? legacy(request) : modern.fetch(request);
   };

@@ -130,7 +130,7 @@ describe('MCP server over Streamable HTTP, both protocol eras', () => {
     }
   });
 
-  it('refuses a foreign Origin and a foreign Host before anything runs', async () => {
+  it('refuses a foreign Origin, a foreign Host and an oversized body before anything runs', async () => {
     const before_ = rt.store.listReceipts({}).length;
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const evil = await fetch(serving.url, { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body: INIT });
@@ -141,6 +141,8 @@ describe('MCP server over Streamable HTTP, both protocol eras', () => {
     await local.body?.cancel();
     // fetch() will not send a Host of our choosing; node:http will.
     assert.equal(await rawPost(serving.url, { ...headers, host: 'evil.example' }, INIT), 403);
+    const huge = await fetch(serving.url, { method: 'POST', headers, body: ' '.repeat(5 * 1024 * 1024) });
+    assert.equal(huge.status, 413);
     assert.equal(rt.store.listReceipts({}).length, before_);
   });
 
