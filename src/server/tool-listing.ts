@@ -81,6 +81,8 @@ export function outputSchemaOf(entry: ManifestEntry): JsonObject & { type: 'obje
 export function toolDefinitionOf(entry: ManifestEntry): McpToolDefinition {
   // MCP requires an object at the root of inputSchema; every registry request schema is one.
   if (entry.request_schema['type'] !== 'object') throw new TypeError(`tool ${entry.name}: request schema is not an object schema`);
+  // structuredContent must be an object, so the result must be one too.
+  if (entry.response_schema['type'] !== 'object') throw new TypeError(`tool ${entry.name}: response schema is not an object schema`);
   return {
     name: mcpToolName(entry.name),
     description: entry.description,
