@@ -1,0 +1,71 @@
+// What a mutation records so that it can be undone from its receipt alone: for every entry it
+// changed, the preimage (artifact digest, sha256, mode) and the post-image digest. It lives in
+// the receipt's `evidence`; fs.undo reads it back and refuses when the post-images moved on.
+import { z } from 'zod';
+import { ToolgateError, sha256Hex, type ArtifactRef, type ErrorBody, type PartialEffect } from '../../protocol/index.js';
+import type { ArtifactSink, ToolOutcome } from '../../registry/index.js';
+import type { FileBytes } from '../../resources/index.js';
+
+const sha = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const fileImage = z.strictObject({
+  sha256: sha,
+  size: z.number().int().min(0),
+  mode: z.number().int().min(0).max(0o7777),
+  /** Digest of the artifact that holds the bytes; null for post-images (they are in the workspace). */
+  artifact: z.string().nullable(),
+});
+export type FileImage = z.infer<typeof fileImage>;
+
+const identity = z.strictObject({ dev: z.number(), ino: z.number() });
+
+export const changeRecord = z.discriminatedUnion('op', [
+  /** A regular file created (before null), replaced, or removed (after null). */
+  z.strictObject({ op: z.literal('file'), path: z.string(), before: fileImage.nullable(), after: fileImage.nullable(), created_dirs: z.array(z.string()) }),
+  /** An entry moved; identity is the moved inode. `overwritten` is the preimage of a replaced target. */
+  z.strictObject({
+    op: z.literal('rename'),
+    from: z.string(),
+    to: z.string(),
+    kind: z.enum(['file', 'directory', 'symlink']),
+    identity,
+    after_sha256: sha.nullable(),
+    overwritten: fileImage.nullable(),
+  }),
+  /** A directory tree or a link removed; `manifest` is the artifact listing every entry. */
+  z.strictObject({ op: z.literal('tree'), path: z.string(), manifest: z.string(), entries: z.number().int() }),
+]);
+export type ChangeRecord = z.infer<typeof changeRecord>;
+
+export const mutationEvidence = z.object({
+  workspace: z.string(),
+  revision: z.string(),
+  changes: z.array(changeRecord),
+});
+export type MutationEvidence = z.infer<typeof mutationEvidence>;
+
+/** Puts a preimage in the artifact store and describes it. */
+export function storePreimage(artifacts: ArtifactSink, path: string, bytes: FileBytes, refs: ArtifactRef[]): FileImage {
+  const ref = artifacts.put(bytes.data, 'application/octet-stream', `preimage:${path}`);
+  refs.push(ref);
+  return { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: ref.digest };
+}
+
+export function postImage(bytes: FileBytes): FileImage {
+  return { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: null };
+}
+
+/** A failed outcome carrying a typed error; nothing else to say. */
+export function failedOutcome<R>(error: ErrorBody, partial?: PartialEffect): ToolOutcome<R> {
+  return partial ? { status: 'failed', result: null, error, partial } : { status: 'failed', result: null, error };
+}
+
+/** Domain failures found while executing become outcomes; anything else stays a defect. */
+export async function asOutcome<R>(run: () => Promise<ToolOutcome<R>>): Promise<ToolOutcome<R>> {
+  try {
+    return await run();
+  } catch (e) {
+    if (ToolgateError.isInstance(e)) return failedOutcome(e.toBody());
+    throw e;
+  }
+}
