@@ -2,11 +2,13 @@
 import type { AnyTool } from '../registry/index.js';
 import { createFsRead } from './fs-read/tool.js';
 import { createFsWrite } from './fs-write/tool.js';
+import { createFsPatch } from './fs-patch/tool.js';
 
 /** Fresh definitions (each holds its own caches): one set per runtime. */
 export function builtinTools(): AnyTool[] {
   return [
     createFsRead() as unknown as AnyTool,
     createFsWrite() as unknown as AnyTool,
+    createFsPatch() as unknown as AnyTool,
   ];
 }

@@ -1,0 +1,165 @@
+// Unified diffs for the result: computed from before/after lines (Myers, 3 lines of context)
+// for structured edits, or re-emitted from the hunks a unified diff applied.
+import type { Hunk, HunkLine } from './parse.js';
+import type { Lines } from './text.js';
+
+const CONTEXT = 3;
+
+/** Myers' O(ND) shortest edit script over lines, as a list of ops in order. */
+function editScript(a: readonly string[], b: readonly string[]): HunkLine[] {
+  let pre = 0;
+  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
+  let suf = 0;
+  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
+  const A = a.slice(pre, a.length - suf);
+  const B = b.slice(pre, b.length - suf);
+  const N = A.length;
+  const M = B.length;
+  const max = N + M;
+  const v = new Int32Array(2 * max + 2);
+  const trace: Int32Array[] = [];
+  let done = max === 0;
+  for (let d = 0; d <= max && !done; d++) {
+    trace.push(v.slice());
+    for (let k = -d; k <= d; k += 2) {
+      let x = k === -d || (k !== d && (v[max + k - 1] as number) < (v[max + k + 1] as number)) ? (v[max + k + 1] as number) : (v[max + k - 1] as number) + 1;
+      let y = x - k;
+      while (x < N && y < M && A[x] === B[y]) {
+        x++;
+        y++;
+      }
+      v[max + k] = x;
+      if (x >= N && y >= M) {
+        done = true;
+        break;
+      }
+    }
+  }
+  const mid: HunkLine[] = [];
+  let x = N;
+  let y = M;
+  for (let d = trace.length - 1; d >= 0; d--) {
+    const vd = trace[d] as Int32Array;
+    const k = x - y;
+    const prevK = k === -d || (k !== d && (vd[max + k - 1] as number) < (vd[max + k + 1] as number)) ? k + 1 : k - 1;
+    const px = vd[max + prevK] as number;
+    const py = px - prevK;
+    while (x > px && y > py) {
+      x--;
+      y--;
+      mid.push({ op: ' ', text: A[x] as string });
+    }
+    if (d === 0) break;
+    if (x === px) mid.push({ op: '+', text: B[--y] as string });
+    else mid.push({ op: '-', text: A[--x] as string });
+  }
+  mid.reverse();
+  return [...a.slice(0, pre).map((text) => ({ op: ' ' as const, text })), ...mid, ...a.slice(a.length - suf).map((text) => ({ op: ' ' as const, text }))];
+}
+
+/** Groups an edit script into hunks with CONTEXT lines around each change. */
+export function diffHunks(before: Lines, after: Lines): Hunk[] {
+  const script = editScript(before.lines, after.lines);
+  // A changed final newline changes the last line.
+  if (before.eofNewline !== after.eofNewline && before.lines.length > 0 && after.lines.length > 0) {
+    for (let i = script.length - 1; i >= 0; i--) {
+      const l = script[i] as HunkLine;
+      if (l.op === ' ') {
+        script.splice(i, 1, { op: '-', text: l.text }, { op: '+', text: l.text });
+        break;
+      }
+      if (l.op === '-' || l.op === '+') break;
+    }
+  }
+  const hunks: Hunk[] = [];
+  let i = 0;
+  let oldNo = 1;
+  let newNo = 1;
+  const oldAt: number[] = [];
+  const newAt: number[] = [];
+  for (const l of script) {
+    oldAt.push(oldNo);
+    newAt.push(newNo);
+    if (l.op !== '+') oldNo++;
+    if (l.op !== '-') newNo++;
+  }
+  while (i < script.length) {
+    if ((script[i] as HunkLine).op === ' ') {
+      i++;
+      continue;
+    }
+    const start = Math.max(0, i - CONTEXT);
+    let end = i;
+    let lastChange = i;
+    while (end < script.length) {
+      if ((script[end] as HunkLine).op !== ' ') lastChange = end;
+      else if (end - lastChange > 2 * CONTEXT) break;
+      end++;
+    }
+    end = Math.min(script.length, lastChange + CONTEXT + 1);
+    const lines = script.slice(start, end);
+    const oldLines = lines.filter((l) => l.op !== '+').length;
+    const newLines = lines.filter((l) => l.op !== '-').length;
+    const oldStart = oldLines === 0 ? (oldAt[start] as number) - 1 : (oldAt[start] as number);
+    const newStart = newLines === 0 ? (newAt[start] as number) - 1 : (newAt[start] as number);
+    const lastOld = [...lines].reverse().find((l) => l.op !== '+');
+    const lastNew = [...lines].reverse().find((l) => l.op !== '-');
+    const reachesOldEnd = oldStart + oldLines - 1 === before.lines.length;
+    const reachesNewEnd = newStart + newLines - 1 === after.lines.length;
+    hunks.push({
+      oldStart,
+      oldLines,
+      newStart,
+      newLines,
+      section: '',
+      lines,
+      oldNoNewline: lastOld !== undefined && reachesOldEnd && !before.eofNewline,
+      newNoNewline: lastNew !== undefined && reachesNewEnd && !after.eofNewline,
+    });
+    i = end;
+  }
+  return hunks;
+}
+
+function quote(path: string): string {
+  return /[\s"\\\x00-\x1f\x7f-\uffff]/.test(path) ? JSON.stringify(path) : path;
+}
+
+function range(start: number, count: number): string {
+  return count === 1 ? `${start}` : `${start},${count}`;
+}
+
+export interface FileDiff {
+  readonly path: string;
+  readonly status: 'modified' | 'created' | 'deleted';
+  readonly oldMode: number | null;
+  readonly newMode: number | null;
+  readonly hunks: readonly Hunk[];
+}
+
+/** git's format: headers, hunks, and `\ No newline at end of file` where it applies. */
+export function formatDiff(files: readonly FileDiff[]): string {
+  const out: string[] = [];
+  for (const f of files) {
+    const a = quote(`a/${f.path}`);
+    const b = quote(`b/${f.path}`);
+    out.push(`diff --git ${a} ${b}`);
+    if (f.status === 'created') out.push(`new file mode 100${(f.newMode ?? 0o644).toString(8).padStart(3, '0')}`);
+    else if (f.status === 'deleted') out.push(`deleted file mode 100${(f.oldMode ?? 0o644).toString(8).padStart(3, '0')}`);
+    else if (f.oldMode !== null && f.newMode !== null && f.oldMode !== f.newMode) {
+      out.push(`old mode 100${f.oldMode.toString(8)}`, `new mode 100${f.newMode.toString(8)}`);
+    }
+    if (f.hunks.length === 0) continue;
+    out.push(`--- ${f.status === 'created' ? '/dev/null' : a}`, `+++ ${f.status === 'deleted' ? '/dev/null' : b}`);
+    for (const h of f.hunks) {
+      out.push(`@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@${h.section}`);
+      const lastOld = h.lines.map((l) => l.op !== '+').lastIndexOf(true);
+      const lastNew = h.lines.map((l) => l.op !== '-').lastIndexOf(true);
+      h.lines.forEach((l, i) => {
+        out.push(l.op + l.text);
+        if ((i === lastOld && h.oldNoNewline) || (i === lastNew && h.newNoNewline)) out.push('\\ No newline at end of file');
+      });
+    }
+  }
+  return out.length ? out.join('\n') + '\n' : '';
+}
