@@ -3,7 +3,7 @@
 // followed: a new file is staged under a temporary name in the same directory, synced, and
 // renamed over the target only after the parent and the target are re-checked.
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, fsync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, fsync, linkSync, lstatSync, openSync, readlinkSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { ToolgateError } from '../../protocol/index.js';
 import { assertBeneath } from './open-directory.js';
@@ -105,6 +105,8 @@ export function discardTemp(dirfd: number, tmp: string): void {
 /** Where an effect happens: the open parent, its identity when checked, and the entry's state then. */
 export interface EffectSite {
   readonly root: string;
+  /** Canonical workspace-relative path of the parent directory ('' for the root). */
+  readonly dir: string;
   readonly path: string;
   readonly dirfd: number;
   readonly parent: Identity;
@@ -112,13 +114,21 @@ export interface EffectSite {
   readonly expected: LeafState;
 }
 
-/** Re-checks, right before the effect, that the parent and the entry are what was checked. */
+/**
+ * Re-checks, right before the effect, that the parent is the directory that was checked
+ * (device and inode), that it still lies beneath the root, and still at its canonical place
+ * (not moved or swapped for another), and that the entry is what was checked.
+ */
 export function recheckSite(site: EffectSite): void {
   const st = fstatSync(site.dirfd);
   if (st.dev !== site.parent.dev || st.ino !== site.parent.ino) {
     throw new ToolgateError('precondition_failed', `the directory of ${site.path} changed`, { path: site.path, reason: 'parent_changed' });
   }
   assertBeneath(site.dirfd, site.root, site.path);
+  const where = readlinkSync(`/proc/self/fd/${site.dirfd}`);
+  if (where !== (site.dir === '' ? site.root : `${site.root}/${site.dir}`)) {
+    throw new ToolgateError('precondition_failed', `the directory of ${site.path} was moved or replaced`, { path: site.path, reason: 'parent_changed' });
+  }
   const now = leafStateOf(site.dirfd, site.name);
   if (!sameLeafState(now, site.expected)) {
     if (site.expected.kind === 'absent') {

@@ -22,6 +22,25 @@ function isNotFound(e: unknown): boolean {
   return ToolgateError.isInstance(e) && e.code === 'not_found';
 }
 
+/**
+ * `Workspace.resolve`, retried when an entry changes kind between its lstat and its readlink
+ * (a link swapped back for a directory): the walk then fails with a raw EINVAL/ENOENT.
+ */
+function resolveStable(ws: Workspace, path: unknown, opts: { leafNoFollow?: boolean } = {}): ReturnType<Workspace['resolve']> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return ws.resolve(path, opts);
+    } catch (e) {
+      if (ToolgateError.isInstance(e)) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'EINVAL' && code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
+      if (attempt >= 3) {
+        throw new ToolgateError('precondition_failed', `the path ${String(path)} keeps changing while it is resolved`, { path: String(path), reason: 'path_changing' }, { cause: e });
+      }
+    }
+  }
+}
+
 /** Refuses protected (`.git/`) and secret paths for writing, in requested and canonical form. */
 export function assertWritable(ws: Workspace, canonical: string, requested: unknown): void {
   const forms = [canonical];
@@ -47,7 +66,7 @@ export function resolveWriteTarget(ws: Workspace, requested: unknown, opts: { re
   let exists: boolean;
   let parent: Identity | null;
   try {
-    const r = ws.resolve(requested, { leafNoFollow: true });
+    const r = resolveStable(ws, requested, { leafNoFollow: true });
     if (r.kind === 'symlink') {
       throw new ToolgateError('invalid_resource', `${r.path} is a symbolic link; Toolgate never writes through a link`, { path: r.path, kind: 'symlink' });
     }
@@ -63,7 +82,7 @@ export function resolveWriteTarget(ws: Workspace, requested: unknown, opts: { re
     let base: string[] = [];
     for (; k > 0; k--) {
       try {
-        const r = ws.resolve(joinComponents(parts.slice(0, k)));
+        const r = resolveStable(ws, joinComponents(parts.slice(0, k)));
         if (!r.exists) continue;
         if (r.kind !== 'directory') throw new ToolgateError('invalid_resource', `${r.path} is not a directory`, { path: r.path });
         base = [...r.components];
@@ -86,6 +105,8 @@ export function resolveWriteTarget(ws: Workspace, requested: unknown, opts: { re
 /** A write target opened at the point of effect. */
 export interface OpenedTarget {
   readonly path: string;
+  /** Canonical parent path ('' for the root). */
+  readonly dir: string;
   readonly dirfd: number;
   readonly parent: Identity;
   readonly name: string;
@@ -117,7 +138,7 @@ export function openWriteTarget(
     if (state.kind === 'other') throw new ToolgateError('invalid_resource', `${target.path} is not a regular file`, { path: target.path, kind: 'other' });
     let current: FileBytes | null = null;
     if (state.kind === 'file') ({ current, state } = readCurrent(dir.fd, target, state, opts.maxBytes));
-    return { path: target.path, dirfd: dir.fd, parent: dir.identity, name: target.name, state, current, created_dirs: dir.created, close };
+    return { path: target.path, dir: target.dir.join('/'), dirfd: dir.fd, parent: dir.identity, name: target.name, state, current, created_dirs: dir.created, close };
   } catch (e) {
     close();
     throw e;

@@ -122,7 +122,12 @@ export function diffHunks(before: Lines, after: Lines): Hunk[] {
 }
 
 function quote(path: string): string {
-  return /[\s"\\\x00-\x1f\x7f-\uffff]/.test(path) ? JSON.stringify(path) : path;
+  // git quotes paths with control characters, quotes, backslashes or non-ASCII bytes.
+  for (const ch of path) {
+    const c = ch.codePointAt(0) as number;
+    if (c < 0x20 || c >= 0x7f || ch === '"' || ch === '\\') return JSON.stringify(path);
+  }
+  return path;
 }
 
 function range(start: number, count: number): string {

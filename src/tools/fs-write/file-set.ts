@@ -41,7 +41,7 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
     created_dirs: [...p.target.created_dirs],
   }));
   const txChanges: FileChange[] = plans.map((p) => ({
-    site: { root: ctx.workspace.root, path: p.target.path, dirfd: p.target.dirfd, parent: p.target.parent, name: p.target.name, expected: p.target.state },
+    site: { root: ctx.workspace.root, dir: p.target.dir, path: p.target.path, dirfd: p.target.dirfd, parent: p.target.parent, name: p.target.name, expected: p.target.state },
     before: p.target.current,
     after: p.after,
   }));
