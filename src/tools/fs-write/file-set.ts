@@ -1,10 +1,10 @@
 // The commit step shared by fs.write, fs.patch and fs.undo: preimages to the artifact store,
 // markSent, the all-or-nothing replacement, the new revision, and the change records.
-import { rmdirSync } from 'node:fs';
 import { errorBody, type ArtifactRef, type PartialEffect } from '../../protocol/index.js';
 import type { ExecuteContext, ToolOutcome } from '../../registry/index.js';
-import { applyAllOrNothing, procPath, type FileBytes, type FileChange, type OpenedTarget } from '../../resources/index.js';
+import { applyAllOrNothing, type FileBytes, type FileChange, type OpenedTarget } from '../../resources/index.js';
 import { failedOutcome, postImage, storePreimage, type ChangeRecord } from '../undo/record.js';
+import { removeEmptyDirs } from '../undo/restore.js';
 
 export type MutationContext = Pick<ExecuteContext<unknown, unknown>, 'artifacts' | 'markSent' | 'revision' | 'workspace'>;
 
@@ -20,15 +20,7 @@ export type CommitResult =
 
 /** Removes directories made for a write that did not happen (innermost first; only when empty). */
 export function removeCreatedDirs(ctx: MutationContext, plans: readonly PlannedWrite[]): void {
-  for (const p of plans) {
-    for (const dir of [...p.target.created_dirs].reverse()) {
-      try {
-        rmdirSync(procPath(ctx.workspace.rootFd, dir));
-      } catch {
-        // not empty or gone: leave it
-      }
-    }
-  }
+  for (const p of plans) removeEmptyDirs(ctx.workspace, p.target.created_dirs);
 }
 
 export async function commitFileSet(ctx: MutationContext, plans: readonly PlannedWrite[], sent: { value: boolean }): Promise<CommitResult> {
