@@ -44,11 +44,20 @@ export function asToolgateError(e: unknown, path: string): ToolgateError {
   return new ToolgateError('execution_failed', `writing ${path} failed${code ? `: ${code}` : ''}`, { path, errno: code ?? null }, { cause: e });
 }
 
-export async function applyAllOrNothing(changes: readonly FileChange[]): Promise<TransactionResult> {
+/**
+ * `beforeCommit` runs after the new contents are staged and while they are being synced (so its
+ * own fsync, e.g. of the preimages, shares the journal commit); if it throws, nothing is applied.
+ */
+export async function applyAllOrNothing(changes: readonly FileChange[], beforeCommit?: () => void): Promise<TransactionResult> {
   const staged: (StagedFile | null)[] = [];
   try {
     for (const c of changes) staged.push(c.after ? stageFile(c.site.dirfd, c.after) : null);
-    await syncStaged(staged.filter((s): s is StagedFile => s !== null));
+    const syncing = syncStaged(staged.filter((s): s is StagedFile => s !== null));
+    try {
+      beforeCommit?.();
+    } finally {
+      await syncing;
+    }
   } catch (e) {
     changes.forEach((c, i) => {
       const s = staged[i];

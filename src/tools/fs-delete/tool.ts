@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, renameSync } from 'node:fs';
 import { z } from 'zod';
-import { ToolgateError, sha256Hex, type ArtifactRef } from '../../protocol/index.js';
+import { ToolgateError, type ArtifactRef } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
 import {
   assertWritable,
@@ -15,7 +15,7 @@ import {
 } from '../../resources/index.js';
 import { removeTree, walkTree, type TreeEntry } from '../../resources/paths/tree.js';
 import { commitFileSet } from '../fs-write/file-set.js';
-import { asOutcome, failedOutcome } from '../undo/record.js';
+import { asOutcome, failedOutcome, PreimageBundle } from '../undo/record.js';
 import { trackedEntries } from './tracked.js';
 
 export const FS_DELETE_DEFAULT_MAX_ENTRIES = 10_000;
@@ -47,6 +47,8 @@ export interface ManifestEntry {
   readonly mode: number;
   readonly sha256?: string;
   readonly artifact?: string;
+  readonly offset?: number;
+  readonly size?: number;
   readonly target?: string;
 }
 
@@ -143,14 +145,15 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
           for (const e of entries) if (e.path) assertWritable(ctx.workspace, `${r.path}/${e.path}`, `${r.path}/${e.path}`);
           const files = entries.filter((e) => e.kind === 'file').length;
           const tracked = trackedEntries(ctx.workspace.root, r.path);
+          // Every removed file's bytes go into one artifact (one fsync), the manifest into another.
           const artifacts: ArtifactRef[] = [];
-          const manifest: ManifestEntry[] = entries.map((e) => {
-            if (e.kind === 'file') {
-              const data = e.data ?? Buffer.alloc(0);
-              const ref = ctx.artifacts.put(data, 'application/octet-stream', `preimage:${e.path ? `${r.path}/${e.path}` : r.path}`);
-              artifacts.push(ref);
-              return { path: e.path, kind: e.kind, mode: e.mode, sha256: sha256Hex(data), artifact: ref.digest };
-            }
+          const bundle = new PreimageBundle();
+          const images = entries.map((e) => (e.kind === 'file' ? bundle.add({ data: e.data ?? Buffer.alloc(0), mode: e.mode }) : null));
+          const bref = bundle.seal(ctx.artifacts, `preimages:${r.path}`);
+          if (bref) artifacts.push(bref);
+          const manifest: ManifestEntry[] = entries.map((e, i) => {
+            const img = images[i];
+            if (img) return { path: e.path, kind: 'file', mode: e.mode, sha256: img.sha256, artifact: img.artifact ?? '', offset: img.offset, size: img.size };
             return e.kind === 'symlink' ? { path: e.path, kind: e.kind, mode: e.mode, target: e.target ?? '' } : { path: e.path, kind: e.kind, mode: e.mode };
           });
           const mref = ctx.artifacts.put(JSON.stringify({ path: r.path, entries: manifest }), 'application/json', `tree:${r.path}`);

@@ -3,7 +3,7 @@
 import { errorBody, type ArtifactRef, type PartialEffect } from '../../protocol/index.js';
 import type { ExecuteContext, ToolOutcome } from '../../registry/index.js';
 import { applyAllOrNothing, type FileBytes, type FileChange, type OpenedTarget } from '../../resources/index.js';
-import { failedOutcome, postImage, storePreimage, type ChangeRecord } from '../undo/record.js';
+import { failedOutcome, postImage, PreimageBundle, type ChangeRecord } from '../undo/record.js';
 import { removeEmptyDirs } from '../undo/restore.js';
 
 export type MutationContext = Pick<ExecuteContext<unknown, unknown>, 'artifacts' | 'markSent' | 'revision' | 'workspace'>;
@@ -25,10 +25,11 @@ export function removeCreatedDirs(ctx: MutationContext, plans: readonly PlannedW
 
 export async function commitFileSet(ctx: MutationContext, plans: readonly PlannedWrite[], sent: { value: boolean }): Promise<CommitResult> {
   const artifacts: ArtifactRef[] = [];
+  const bundle = new PreimageBundle();
   const changes: ChangeRecord[] = plans.map((p) => ({
     op: 'file',
     path: p.target.path,
-    before: p.target.current ? storePreimage(ctx.artifacts, p.target.path, p.target.current, artifacts) : null,
+    before: p.target.current ? bundle.add(p.target.current) : null,
     after: p.after ? postImage(p.after) : null,
     created_dirs: [...p.target.created_dirs],
   }));
@@ -41,7 +42,11 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
     ctx.markSent();
     sent.value = true;
   }
-  const tx = await applyAllOrNothing(txChanges);
+  // The preimages become durable while the staged files sync, and before the first rename.
+  const tx = await applyAllOrNothing(txChanges, () => {
+    const ref = bundle.seal(ctx.artifacts, `preimages:${plans.length === 1 ? plans[0]?.target.path : `${plans.length} files`}`);
+    if (ref) artifacts.push(ref);
+  });
   if (tx.ok) return { ok: true, revision: ctx.revision.advance(), changes, artifacts };
 
   const touched = tx.applied.length + tx.restored.length > 0;

@@ -14,6 +14,8 @@ export const fileImage = z.strictObject({
   mode: z.number().int().min(0).max(0o7777),
   /** Digest of the artifact that holds the bytes; null for post-images (they are in the workspace). */
   artifact: z.string().nullable(),
+  /** Where the bytes start in that artifact: one call's preimages share one artifact (one fsync). */
+  offset: z.number().int().min(0).default(0),
 });
 export type FileImage = z.infer<typeof fileImage>;
 
@@ -48,11 +50,47 @@ export type MutationEvidence = z.infer<typeof mutationEvidence>;
 export function storePreimage(artifacts: ArtifactSink, path: string, bytes: FileBytes, refs: ArtifactRef[]): FileImage {
   const ref = artifacts.put(bytes.data, 'application/octet-stream', `preimage:${path}`);
   refs.push(ref);
-  return { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: ref.digest };
+  return { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: ref.digest, offset: 0 };
+}
+
+/**
+ * Collects a call's preimages into one artifact, so that keeping them durable costs one fsync
+ * however many files change. `seal()` writes it; the images get their digest then.
+ */
+export class PreimageBundle {
+  readonly #chunks: Uint8Array[] = [];
+  readonly #images: { -readonly [K in keyof FileImage]: FileImage[K] }[] = [];
+  #size = 0;
+
+  add(bytes: FileBytes): FileImage {
+    const img = { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: null, offset: this.#size };
+    this.#chunks.push(bytes.data);
+    this.#images.push(img);
+    this.#size += bytes.data.length;
+    return img;
+  }
+
+  get empty(): boolean {
+    return this.#images.length === 0;
+  }
+
+  seal(artifacts: ArtifactSink, role: string): ArtifactRef | null {
+    if (this.#images.length === 0) return null;
+    const w = artifacts.writer('application/octet-stream', role);
+    try {
+      for (const c of this.#chunks) w.write(c);
+    } catch (e) {
+      w.abort();
+      throw e;
+    }
+    const ref = w.close();
+    for (const img of this.#images) img.artifact = ref.digest;
+    return ref;
+  }
 }
 
 export function postImage(bytes: FileBytes): FileImage {
-  return { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: null };
+  return { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: null, offset: 0 };
 }
 
 /** A failed outcome carrying a typed error; nothing else to say. */

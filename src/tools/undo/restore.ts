@@ -109,9 +109,11 @@ export function conflictsOf(ws: Workspace, c: ChangeRecord): Conflict[] {
 }
 
 /** The bytes of a preimage, checked against the digest the receipt recorded. */
-export function preimageBytes(artifacts: ArtifactSink, img: FileImage): FileBytes {
+export function preimageBytes(artifacts: ArtifactSink, img: FileImage, blobs: Map<string, Buffer> = new Map()): FileBytes {
   if (img.artifact === null) throw new ToolgateError('internal_error', 'a preimage without its artifact', {});
-  const data = artifacts.get(img.artifact as Digest);
+  let blob = blobs.get(img.artifact);
+  if (!blob) blobs.set(img.artifact, (blob = artifacts.get(img.artifact as Digest)));
+  const data = blob.subarray(img.offset, img.offset + img.size);
   if (sha256Hex(data) !== img.sha256) throw new ToolgateError('internal_error', `preimage artifact ${img.artifact} does not match its sha256`, { artifact: img.artifact });
   return { data, mode: img.mode };
 }
@@ -141,15 +143,16 @@ export async function renameBack(ws: Workspace, c: Extract<ChangeRecord, { op: '
 
 interface TreeManifest {
   readonly path: string;
-  readonly entries: readonly { path: string; kind: 'file' | 'directory' | 'symlink'; mode: number; sha256?: string; artifact?: string; target?: string }[];
+  readonly entries: readonly { path: string; kind: 'file' | 'directory' | 'symlink'; mode: number; sha256?: string; artifact?: string; offset?: number; size?: number; target?: string }[];
 }
 
 /** Rebuilds a deleted tree beside its place, then moves it in with one rename (or link, for a link). */
 export async function restoreTree(ws: Workspace, artifacts: ArtifactSink, c: Extract<ChangeRecord, { op: 'tree' }>): Promise<void> {
   const manifest = JSON.parse(artifacts.get(c.manifest as Digest).toString('utf8')) as TreeManifest;
+  const blobs = new Map<string, Buffer>();
   const entries: RebuildEntry[] = manifest.entries.map((e) => {
     if (e.kind !== 'file') return e.kind === 'symlink' ? { path: e.path, kind: e.kind, mode: e.mode, target: e.target ?? '' } : { path: e.path, kind: e.kind, mode: e.mode };
-    const bytes = preimageBytes(artifacts, { sha256: e.sha256 ?? '', size: 0, mode: e.mode, artifact: e.artifact ?? null });
+    const bytes = preimageBytes(artifacts, { sha256: e.sha256 ?? '', size: e.size ?? 0, mode: e.mode, artifact: e.artifact ?? null, offset: e.offset ?? 0 }, blobs);
     return { path: e.path, kind: 'file', mode: e.mode, data: bytes.data };
   });
   const { dir, name } = split(c.path);

@@ -80,7 +80,8 @@ export function createFsUndo(): ToolDefinition<FsUndoArgs, FsUndoResult, null> {
         const fileRecords = records.filter((c): c is Extract<ChangeRecord, { op: 'file' }> => c.op === 'file');
         // File records are put back together, all or nothing. Preimage bytes are loaded before anything moves.
         if (fileRecords.length > 0) {
-          const wants = fileRecords.map((c) => ({ c, bytes: c.before ? preimageBytes(ctx.artifacts, c.before) : null }));
+          const blobs = new Map<string, Buffer>();
+          const wants = fileRecords.map((c) => ({ c, bytes: c.before ? preimageBytes(ctx.artifacts, c.before, blobs) : null }));
           const plans: PlannedWrite[] = [];
           try {
             for (const { c, bytes } of wants) {

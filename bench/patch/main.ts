@@ -1,0 +1,102 @@
+// bench/patch: a rename of a common identifier across 20 files (~150 hunks) in a git
+// repository of 220 source files, applied through runtime.call (fs.patch with a unified diff:
+// preimage checks, preimage artifacts, durable receipt) and through `git apply`, in the same
+// run, interleaved. Prints medians and the ratio toolgate / git apply (goal: <= 1.0).
+//   npx tsx bench/patch/main.ts [rounds]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createRuntime } from '../../src/runtime/index.js';
+
+const ROUNDS = Number(process.argv[2] ?? 15);
+const WARMUP = 3;
+const FILES = 220;
+const TOUCHED = 20;
+const OLD = 'fetchUserRecord';
+const NEW = 'loadAccountRecord';
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.email=b@b', '-c', 'user.name=b', ...args], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
+}
+
+/** A plausible TypeScript module; `uses` of them call the identifier in ~7-8 separate places. */
+function moduleSource(i: number, uses: boolean): string {
+  const out: string[] = [`// module ${i}: generated for bench/patch`, `import { log } from '../lib/log.js';`];
+  if (uses) out.push(`import { ${OLD} } from '../lib/records.js';`);
+  out.push('');
+  for (let f = 0; f < 16; f++) {
+    out.push(`export async function handler${i}_${f}(id: string, opts: { retries: number }): Promise<number> {`);
+    out.push(`  let attempts = 0;`, `  const started = Date.now();`, `  while (attempts < opts.retries) {`, `    attempts++;`);
+    if (uses && f % 2 === 0) out.push(`    const record = await ${OLD}(id);`, `    if (record) return record.size + ${f};`);
+    else out.push(`    const value = id.length * ${f + 1};`, `    if (value > ${i}) return value;`);
+    out.push(`  }`, `  log('handler${i}_${f}', Date.now() - started);`, `  return -1;`, `}`, '');
+  }
+  return out.join('\n');
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+async function main(): Promise<void> {
+  mkdirSync('bench/.work', { recursive: true });
+  const base = mkdtempSync(join(process.cwd(), 'bench/.work/patch-'));
+  const repo = join(base, 'repo');
+  try {
+    mkdirSync(join(repo, 'lib'), { recursive: true });
+    writeFileSync(join(repo, 'lib/log.ts'), 'export function log(...a: unknown[]): void { void a; }\n');
+    writeFileSync(join(repo, 'lib/records.ts'), `export async function ${OLD}(id: string): Promise<{ size: number } | null> { return { size: id.length }; }\n`);
+    const usesEvery = Math.floor(FILES / TOUCHED);
+    for (let i = 0; i < FILES; i++) {
+      const dir = join(repo, `pkg${i % 11}`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `mod${i}.ts`), moduleSource(i, i % usesEvery === 0 && i / usesEvery < TOUCHED));
+    }
+    git(repo, 'init', '-q');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-qm', 'fixture');
+    const touched = git(repo, 'grep', '-l', OLD, '--', 'pkg*').trim().split('\n');
+    for (const f of touched) execFileSync('sed', ['-i', `s/${OLD}/${NEW}/g`, join(repo, f)]);
+    const patch = git(repo, 'diff');
+    git(repo, 'checkout', '-q', '--', '.');
+    const hunks = patch.split('\n').filter((l) => l.startsWith('@@')).length;
+    writeFileSync(join(base, 'rename.patch'), patch);
+    const sourceFiles = git(repo, 'ls-files').trim().split('\n').length;
+    console.log(`fixture: ${sourceFiles} files in git, patch touches ${touched.length} files with ${hunks} hunks (${patch.length} bytes)`);
+
+    const rt = createRuntime({ workspace: repo, stateDir: join(base, 'state') });
+    const tg: number[] = [];
+    const ga: number[] = [];
+    try {
+      for (let round = 0; round < WARMUP + ROUNDS; round++) {
+        let t = performance.now();
+        execFileSync('git', ['apply', join(base, 'rename.patch')], { cwd: repo });
+        const gitMs = performance.now() - t;
+        git(repo, 'checkout', '-q', '--', '.');
+
+        t = performance.now();
+        const r = await rt.call({ protocol_version: 'tool-call.v1', task_id: 'bench', tool: 'fs.patch', arguments: { unified_diff: patch }, idempotency_key: `round-${round}` });
+        const tgMs = performance.now() - t;
+        if (r.status !== 'succeeded') throw new Error(`fs.patch failed: ${JSON.stringify(r.error)}`);
+        git(repo, 'checkout', '-q', '--', '.');
+        if (round >= WARMUP) {
+          ga.push(gitMs);
+          tg.push(tgMs);
+        }
+      }
+    } finally {
+      await rt.close();
+    }
+    const g = median(ga);
+    const m = median(tg);
+    console.log(`git apply          median ${g.toFixed(2)} ms  (min ${Math.min(...ga).toFixed(2)})`);
+    console.log(`runtime.call patch median ${m.toFixed(2)} ms  (min ${Math.min(...tg).toFixed(2)})  [preimage checks, ${touched.length} preimage artifacts, fsync, durable receipt]`);
+    console.log(`ratio toolgate / git apply = ${(m / g).toFixed(2)}  (goal <= 1.0; ${ROUNDS} rounds after ${WARMUP} warm-up)`);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+await main();
