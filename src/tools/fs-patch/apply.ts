@@ -1,7 +1,7 @@
 // Structured edits: each `old` text must occur exactly once in the file as it stands after the
 // previous edits (or any number of times with replace_all). Nothing is written on a miss.
 import { ToolgateError } from '../../protocol/index.js';
-import { closestCandidates, lineAt, toLines } from './text.js';
+import { closestCandidates, toLines } from './text.js';
 
 export interface Edit {
   readonly old: string;
@@ -14,6 +14,21 @@ function occurrences(text: string, needle: string): number[] {
   const at: number[] = [];
   for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) at.push(i);
   return at;
+}
+
+/** 1-based line of each (ascending) offset, in one pass. */
+function linesOf(text: string, offsets: readonly number[]): number[] {
+  const out: number[] = [];
+  let line = 1;
+  let pos = 0;
+  for (const o of offsets) {
+    for (let i = text.indexOf('\n', pos); i !== -1 && i < o; i = text.indexOf('\n', i + 1)) {
+      line++;
+      pos = i + 1;
+    }
+    out.push(line);
+  }
+  return out;
 }
 
 const toCrlf = (s: string): string => s.replace(/\r?\n/g, '\r\n');
@@ -45,7 +60,7 @@ export function applyEdits(path: string, original: string, edits: readonly Edit[
       throw new ToolgateError('ambiguous_match', `edit ${index + 1}: the old text occurs ${at.length} times in ${path}; add context or set replace_all`, {
         path,
         edit: index + 1,
-        lines: at.map((o) => lineAt(text, o)),
+        lines: linesOf(text, at),
       });
     }
     const parts: string[] = [];

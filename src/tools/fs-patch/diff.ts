@@ -57,20 +57,16 @@ function editScript(a: readonly string[], b: readonly string[]): HunkLine[] {
   return [...a.slice(0, pre).map((text) => ({ op: ' ' as const, text })), ...mid, ...a.slice(a.length - suf).map((text) => ({ op: ' ' as const, text }))];
 }
 
+/** Marks a last line without '\n' so that it differs from the same text with one (text never holds NUL). */
+const NOEOL = '\u0000';
+function marked(l: Lines): string[] {
+  if (l.eofNewline || l.lines.length === 0) return l.lines;
+  return [...l.lines.slice(0, -1), `${l.lines[l.lines.length - 1] as string}${NOEOL}`];
+}
+
 /** Groups an edit script into hunks with CONTEXT lines around each change. */
 export function diffHunks(before: Lines, after: Lines): Hunk[] {
-  const script = editScript(before.lines, after.lines);
-  // A changed final newline changes the last line.
-  if (before.eofNewline !== after.eofNewline && before.lines.length > 0 && after.lines.length > 0) {
-    for (let i = script.length - 1; i >= 0; i--) {
-      const l = script[i] as HunkLine;
-      if (l.op === ' ') {
-        script.splice(i, 1, { op: '-', text: l.text }, { op: '+', text: l.text });
-        break;
-      }
-      if (l.op === '-' || l.op === '+') break;
-    }
-  }
+  const script = editScript(marked(before), marked(after));
   const hunks: Hunk[] = [];
   let i = 0;
   let oldNo = 1;
@@ -97,15 +93,12 @@ export function diffHunks(before: Lines, after: Lines): Hunk[] {
       end++;
     }
     end = Math.min(script.length, lastChange + CONTEXT + 1);
-    const lines = script.slice(start, end);
+    const raw = script.slice(start, end);
+    const lines = raw.map((l) => (l.text.endsWith(NOEOL) ? { op: l.op, text: l.text.slice(0, -1) } : l));
     const oldLines = lines.filter((l) => l.op !== '+').length;
     const newLines = lines.filter((l) => l.op !== '-').length;
     const oldStart = oldLines === 0 ? (oldAt[start] as number) - 1 : (oldAt[start] as number);
     const newStart = newLines === 0 ? (newAt[start] as number) - 1 : (newAt[start] as number);
-    const lastOld = [...lines].reverse().find((l) => l.op !== '+');
-    const lastNew = [...lines].reverse().find((l) => l.op !== '-');
-    const reachesOldEnd = oldStart + oldLines - 1 === before.lines.length;
-    const reachesNewEnd = newStart + newLines - 1 === after.lines.length;
     hunks.push({
       oldStart,
       oldLines,
@@ -113,8 +106,8 @@ export function diffHunks(before: Lines, after: Lines): Hunk[] {
       newLines,
       section: '',
       lines,
-      oldNoNewline: lastOld !== undefined && reachesOldEnd && !before.eofNewline,
-      newNoNewline: lastNew !== undefined && reachesNewEnd && !after.eofNewline,
+      oldNoNewline: raw.some((l) => l.op !== '+' && l.text.endsWith(NOEOL)),
+      newNoNewline: raw.some((l) => l.op !== '-' && l.text.endsWith(NOEOL)),
     });
     i = end;
   }

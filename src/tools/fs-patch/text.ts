@@ -30,13 +30,6 @@ export function decodeText(data: Uint8Array, path: string): string {
   return text;
 }
 
-/** 1-based line number of a character offset. */
-export function lineAt(text: string, offset: number): number {
-  let n = 1;
-  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) n++;
-  return n;
-}
-
 function bigrams(s: string): Map<string, number> {
   const m = new Map<string, number>();
   for (let i = 0; i < s.length - 1; i++) {
