@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256, snapshot, withHarness, type Harness } from '../fs-write/harness.js';
 
@@ -163,4 +163,23 @@ void test('a patch cannot touch .git/ or a secret path', () =>
     const b = await h.call('fs.patch', { files: [{ path: '.env', edits: [{ old: 'A=1', new: 'A=2' }] }] });
     assert.equal(b.error?.code, 'policy_denied');
     assert.deepEqual(snapshot(h.root), before);
+  }));
+
+void test('a patch never writes through a hard link, a parent link or a final link to outside', () =>
+  withHarness(async (h) => {
+    writeFileSync(join(h.outside, 'shared.txt'), 'secret = 1\n');
+    linkSync(join(h.outside, 'shared.txt'), join(h.root, 'hard.txt'));
+    symlinkSync(h.outside, join(h.root, 'out'));
+    symlinkSync(join(h.outside, 'shared.txt'), join(h.root, 'soft.txt'));
+    const hard = await h.call('fs.patch', { files: [{ path: 'hard.txt', edits: [{ old: 'secret = 1', new: 'secret = 2' }] }] });
+    assert.equal(hard.status, 'succeeded', JSON.stringify(hard.error));
+    assert.equal(readFileSync(join(h.root, 'hard.txt'), 'utf8'), 'secret = 2\n');
+    for (const path of ['out/shared.txt', 'soft.txt']) {
+      const r = await h.call('fs.patch', { files: [{ path, edits: [{ old: 'secret = 1', new: 'secret = 3' }] }] });
+      assert.notEqual(r.status, 'succeeded', path);
+    }
+    const viaDiff = await h.call('fs.patch', { unified_diff: 'diff --git a/out/new.txt b/out/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/out/new.txt\n@@ -0,0 +1 @@\n+pwned\n' });
+    assert.equal(viaDiff.error?.code, 'path_escape');
+    assert.equal(readFileSync(join(h.outside, 'shared.txt'), 'utf8'), 'secret = 1\n');
+    assert.deepEqual(readdirSync(h.outside), ['shared.txt']);
   }));

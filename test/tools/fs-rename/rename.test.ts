@@ -47,3 +47,24 @@ void test('renaming into .git/ or onto a secret path is policy_denied; a directo
     assert.equal((await h.call('fs.rename', { from: 'd', to: 'd/inner' })).error?.code, 'invalid_resource');
     assert.deepEqual(snapshot(h.root), before);
   }));
+
+void test('undo of a directory rename moves the same inode back; a later change to it is undo_conflict', () =>
+  withHarness(async (h) => {
+    mkdirSync(join(h.root, 'src/lib'), { recursive: true });
+    writeFileSync(join(h.root, 'src/lib/a.ts'), 'a');
+    const before = snapshot(h.root);
+    const ino = statSync(join(h.root, 'src/lib')).ino;
+    const r = await h.call('fs.rename', { from: 'src/lib', to: 'lib' });
+    assert.equal(r.status, 'succeeded', JSON.stringify(r.error));
+    const u = await h.call('fs.undo', { receipt_id: r.receipt_id });
+    assert.equal(u.status, 'succeeded', JSON.stringify(u.error));
+    assert.deepEqual(snapshot(h.root), before);
+    assert.equal(statSync(join(h.root, 'src/lib')).ino, ino);
+
+    const f = await h.call('fs.rename', { from: 'src/lib/a.ts', to: 'b.ts' });
+    assert.equal(f.status, 'succeeded');
+    writeFileSync(join(h.root, 'b.ts'), 'changed');
+    const c = await h.call('fs.undo', { receipt_id: f.receipt_id });
+    assert.equal(c.error?.code, 'undo_conflict');
+    assert.deepEqual((c.error?.data as { changed: string[] }).changed, ['b.ts']);
+  }));
