@@ -19,4 +19,4 @@ export {
 } from './paths/atomic-replace.js';
 export { applyAllOrNothing, asToolgateError, type FileChange, type TransactionResult } from './paths/file-transaction.js';
 export { openDirectoryBeneath, assertBeneath, type OpenedDirectory } from './paths/open-directory.js';
-export { resolveWriteTarget, openWriteTarget, assertWritable, type WriteTarget, type OpenedTarget } from './paths/write-target.js';
+export { resolveWriteTarget, resolveStable, openWriteTarget, assertWritable, type WriteTarget, type OpenedTarget } from './paths/write-target.js';

@@ -30,8 +30,27 @@ function limitError(what: string, limits: TreeLimits, entries: number, bytes: nu
   return new ToolgateError('limit_exceeded', `the tree is larger than the limit (${what})`, { entries, bytes, max_entries: limits.maxEntries, max_bytes: limits.maxBytes });
 }
 
-/** Lists the entry `name` in `dirfd` and, for a directory, everything beneath it (parents first). */
+function errno(e: unknown): string | undefined {
+  return typeof e === 'object' && e !== null ? (e as NodeJS.ErrnoException).code : undefined;
+}
+
+/**
+ * Lists the entry `name` in `dirfd` and, for a directory, everything beneath it (parents first).
+ * An entry that vanishes or turns into a link while it is listed is `precondition_failed`.
+ */
 export function walkTree(dirfd: number, name: string, limits: TreeLimits, read = false): TreeEntry[] {
+  try {
+    return walkTreeUnchecked(dirfd, name, limits, read);
+  } catch (e) {
+    const code = errno(e);
+    if (!ToolgateError.isInstance(e) && (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EINVAL')) {
+      throw new ToolgateError('precondition_failed', `${name} changed while it was listed`, { path: name, reason: 'changed_since_check', errno: code }, { cause: e });
+    }
+    throw e;
+  }
+}
+
+function walkTreeUnchecked(dirfd: number, name: string, limits: TreeLimits, read: boolean): TreeEntry[] {
   const out: TreeEntry[] = [];
   let bytes = 0;
   const visit = (parentFd: number, entryName: string, rel: string): void => {
@@ -90,7 +109,15 @@ export function removeTree(dirfd: number, name: string): number {
     return 1;
   }
   let n = 0;
-  const fd = openSync(procPath(dirfd, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  let fd: number;
+  try {
+    fd = openSync(procPath(dirfd, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  } catch (e) {
+    // Turned into a link (or a file) since the lstat: remove the entry itself, never follow it.
+    if (errno(e) !== 'ELOOP' && errno(e) !== 'ENOTDIR') throw e;
+    unlinkSync(procPath(dirfd, name));
+    return 1;
+  }
   try {
     for (const child of readdirSync(`/proc/self/fd/${fd}`)) n += removeTree(fd, child);
   } finally {

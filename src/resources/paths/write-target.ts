@@ -26,7 +26,7 @@ function isNotFound(e: unknown): boolean {
  * `Workspace.resolve`, retried when an entry changes kind between its lstat and its readlink
  * (a link swapped back for a directory): the walk then fails with a raw EINVAL/ENOENT.
  */
-function resolveStable(ws: Workspace, path: unknown, opts: { leafNoFollow?: boolean } = {}): ReturnType<Workspace['resolve']> {
+export function resolveStable(ws: Workspace, path: unknown, opts: { leafNoFollow?: boolean } = {}): ReturnType<Workspace['resolve']> {
   for (let attempt = 0; ; attempt++) {
     try {
       return ws.resolve(path, opts);

@@ -9,6 +9,7 @@ import {
   openWriteTarget,
   procPath,
   recheckSite,
+  resolveStable,
   syncDirectories,
   type ResolvedPath,
   type Workspace,
@@ -92,7 +93,7 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
     cancellation: 'uninterruptible',
     idempotency: 'safe_to_repeat',
     normalize(args, ctx) {
-      const r = ctx.workspace.resolve(args.path, { leafNoFollow: true });
+      const r = resolveStable(ctx.workspace, args.path, { leafNoFollow: true });
       assertWritable(ctx.workspace, r.path, args.path);
       if (!r.exists) throw new ToolgateError('not_found', `no such file or directory: ${r.path}`, { path: r.path });
       if (r.path === '.') throw new ToolgateError('invalid_resource', 'the workspace root cannot be deleted', { path: '.' });

@@ -8,6 +8,7 @@ import {
   openWriteTarget,
   procPath,
   recheckSite,
+  resolveStable,
   syncDirectories,
   leafStateOf,
   type OpenedTarget,
@@ -61,11 +62,11 @@ export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, P
     cancellation: 'uninterruptible',
     idempotency: 'safe_to_repeat',
     normalize(args, ctx) {
-      const from = ctx.workspace.resolve(args.from, { leafNoFollow: true });
+      const from = resolveStable(ctx.workspace, args.from, { leafNoFollow: true });
       if (!from.exists) throw new ToolgateError('not_found', `no such file or directory: ${from.path}`, { path: from.path });
       if (from.path === '.') throw new ToolgateError('invalid_resource', 'the workspace root cannot be renamed', { path: '.' });
       if (from.kind === 'other') throw new ToolgateError('unsupported', `${from.path} is neither a file, a directory nor a link`, { path: from.path });
-      const to = ctx.workspace.resolve(args.to, { leafNoFollow: true });
+      const to = resolveStable(ctx.workspace, args.to, { leafNoFollow: true });
       if (to.path === '.') throw new ToolgateError('invalid_resource', 'cannot rename onto the workspace root', { path: '.' });
       assertWritable(ctx.workspace, from.path, args.from);
       assertWritable(ctx.workspace, to.path, args.to);
