@@ -2,7 +2,7 @@
 // repository of 220 source files, applied through runtime.call (fs.patch with a unified diff:
 // preimage checks, preimage artifacts, durable receipt) and through `git apply`, in the same
 // run, interleaved. Prints medians and the ratio toolgate / git apply (goal: <= 1.0).
-//   npx tsx bench/patch/main.ts [rounds]
+//   npx tsx bench/patch/main.ts [rounds] [work-dir]   (work-dir e.g. /dev/shm: where fsync is free)
 import { execFileSync } from 'node:child_process';
 import { closeSync, fdatasync, fsync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -71,8 +71,9 @@ function median(xs: number[]): number {
 }
 
 async function main(): Promise<void> {
-  mkdirSync('bench/.work', { recursive: true });
-  const base = mkdtempSync(join(process.cwd(), 'bench/.work/patch-'));
+  const workDir = process.argv[3] ?? join(process.cwd(), 'bench/.work');
+  mkdirSync(workDir, { recursive: true });
+  const base = mkdtempSync(join(workDir, 'patch-'));
   const repo = join(base, 'repo');
   try {
     mkdirSync(join(repo, 'lib'), { recursive: true });

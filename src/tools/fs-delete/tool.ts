@@ -106,8 +106,8 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
       }
       return { resources: [{ kind: 'path', path: r.path, access: 'delete' }], prepared: r };
     },
-    execute: (ctx) =>
-      asOutcome(async () => {
+    execute: (outer) =>
+      asOutcome(outer, async (ctx) => {
         const r = ctx.prepared;
         const name = r.components[r.components.length - 1] as string;
         const dir = r.components.slice(0, -1);

@@ -119,8 +119,8 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
         prepared: files,
       };
     },
-    execute: (ctx) =>
-      asOutcome(async () => {
+    execute: (outer) =>
+      asOutcome(outer, async (ctx) => {
         const opened: (OpenedTarget | null)[] = [];
         try {
           // Check every file before anything is written.

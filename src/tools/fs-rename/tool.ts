@@ -81,8 +81,8 @@ export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, P
         prepared: { from, to },
       };
     },
-    execute: (ctx) =>
-      asOutcome(async () => {
+    execute: (outer) =>
+      asOutcome(outer, async (ctx) => {
         const { from, to } = ctx.prepared;
         const fromName = from.components[from.components.length - 1] as string;
         const fromDir = openDirectoryBeneath(ctx.workspace.rootFd, ctx.workspace.root, from.components.slice(0, -1), { create: false });

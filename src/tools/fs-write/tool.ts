@@ -68,8 +68,8 @@ export function createFsWrite(): ToolDefinition<FsWriteArgs, FsWriteResult, Prep
       const target = resolveWriteTarget(ctx.workspace, args.path, { createParents: args.create_parents });
       return { resources: [{ kind: 'path', path: target.path, access: target.exists ? 'write' : 'create' }], prepared: { target, bytes } };
     },
-    execute: (ctx) =>
-      asOutcome(async () => {
+    execute: (outer) =>
+      asOutcome(outer, async (ctx) => {
         const { args, prepared } = ctx;
         const sent = { value: false };
         let opened: OpenedTarget;

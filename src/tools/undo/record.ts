@@ -98,12 +98,24 @@ export function failedOutcome<R>(error: ErrorBody, partial?: PartialEffect): Too
   return partial ? { status: 'failed', result: null, error, partial } : { status: 'failed', result: null, error };
 }
 
-/** Domain failures found while executing become outcomes; anything else stays a defect. */
-export async function asOutcome<R>(run: () => Promise<ToolOutcome<R>>): Promise<ToolOutcome<R>> {
+/**
+ * Runs a tool body with a context whose markSent is observed. A typed failure before anything
+ * was sent is a domain outcome (nothing happened); after, it is rethrown so that the runtime
+ * records the call as ambiguous, unless the body itself said what happened (a partial outcome).
+ */
+export async function asOutcome<C extends { markSent(): void }, R>(ctx: C, run: (ctx: C) => Promise<ToolOutcome<R>>): Promise<ToolOutcome<R>> {
+  let sent = false;
+  const tracked: C = {
+    ...ctx,
+    markSent: () => {
+      sent = true;
+      ctx.markSent();
+    },
+  };
   try {
-    return await run();
+    return await run(tracked);
   } catch (e) {
-    if (ToolgateError.isInstance(e)) return failedOutcome(e.toBody());
+    if (ToolgateError.isInstance(e) && !sent) return failedOutcome(e.toBody());
     throw e;
   }
 }

@@ -59,8 +59,8 @@ export function createFsUndo(): ToolDefinition<FsUndoArgs, FsUndoResult, null> {
       }
       return { resources, prepared: null };
     },
-    execute: (ctx) =>
-      asOutcome(async () => {
+    execute: (outer) =>
+      asOutcome(outer, async (ctx) => {
         const ev = undoableEvidence(ctx.receipts, ctx.args.receipt_id, ctx.workspace.id);
         const records = [...ev.changes].reverse();
         const conflicts: Conflict[] = records.flatMap((c) => conflictsOf(ctx.workspace, c));
