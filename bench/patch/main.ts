@@ -8,7 +8,45 @@ import { closeSync, fdatasync, fsync, mkdirSync, mkdtempSync, openSync, renameSy
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { ArtifactStore } from '../../src/artifacts/index.js';
+import type { AttemptId, Digest, TaskId } from '../../src/protocol/index.js';
+import { Workspace } from '../../src/resources/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
+import { createFsPatch } from '../../src/tools/fs-patch/tool.js';
+
+/** The tool alone (normalize + execute with real workspace and artifacts), without the pipeline. */
+async function toolAlone(repo: string, artifactsDir: string, patch: string): Promise<number> {
+  const ws = Workspace.open(repo);
+  try {
+    const tool = createFsPatch();
+    const t = performance.now();
+    const args = tool.args.parse({ unified_diff: patch });
+    const n = await tool.normalize(args, { workspace: ws, task_id: 'bench' as TaskId });
+    let revision = 0;
+    const out = await tool.execute({
+      args,
+      prepared: n.prepared,
+      action: { tool: 'fs.patch', tool_version: tool.version, effect_class: 'write', resources: n.resources, args_digest: 'sha256:0' as Digest },
+      signal: new AbortController().signal,
+      deadline: Date.now() + 60_000,
+      task_id: 'bench' as TaskId,
+      attempt_id: 'bench' as AttemptId,
+      logical_effect_id: null,
+      workspace: ws,
+      artifacts: new ArtifactStore(artifactsDir),
+      tokens: { sign: () => '', verify: () => ({}) },
+      revision: { current: () => `r${revision}`, advance: () => `r${++revision}` },
+      receipts: { get: () => undefined },
+      progress: () => {},
+      addSecret: () => {},
+      markSent: () => {},
+    });
+    if (out.status !== 'succeeded') throw new Error(`fs.patch failed: ${JSON.stringify(out.error)}`);
+    return performance.now() - t;
+  } finally {
+    ws.close();
+  }
+}
 
 const ROUNDS = Number(process.argv[2] ?? 15);
 const WARMUP = 3;
@@ -101,6 +139,7 @@ async function main(): Promise<void> {
     const tg: number[] = [];
     const ga: number[] = [];
     const fl: number[] = [];
+    const ta: number[] = [];
     try {
       for (let round = 0; round < WARMUP + ROUNDS; round++) {
         let t = performance.now();
@@ -114,10 +153,13 @@ async function main(): Promise<void> {
         if (r.status !== 'succeeded') throw new Error(`fs.patch failed: ${JSON.stringify(r.error)}`);
         git(repo, 'checkout', '-q', '--', '.');
         const floorMs = await fsyncFloor(repo, touched, patch.length);
+        const aloneMs = await toolAlone(repo, join(base, 'alone-artifacts'), patch);
+        git(repo, 'checkout', '-q', '--', '.');
         if (round >= WARMUP) {
           ga.push(gitMs);
           tg.push(tgMs);
           fl.push(floorMs);
+          ta.push(aloneMs);
         }
       }
     } finally {
@@ -128,6 +170,7 @@ async function main(): Promise<void> {
     console.log(`git apply          median ${g.toFixed(2)} ms  (min ${Math.min(...ga).toFixed(2)})`);
     console.log(`runtime.call patch median ${m.toFixed(2)} ms  (min ${Math.min(...tg).toFixed(2)})  [preimage checks, ${touched.length} preimage artifacts, fsync, durable receipt]`);
     const f = median(fl);
+    console.log(`fs.patch tool alone median ${median(ta).toFixed(2)} ms  (normalize + execute, no pipeline: the rest is parse, claim, receipt)`);
     console.log(`fsync floor alone  median ${f.toFixed(2)} ms  (the two sync rounds the contract needs; git apply does not fsync)`);
     console.log(`ratio toolgate / git apply = ${(m / g).toFixed(2)}  (goal <= 1.0; ${ROUNDS} rounds after ${WARMUP} warm-up)`);
     console.log(`ratio without the fsync floor = ${(Math.max(0, m - f) / g).toFixed(2)}`);

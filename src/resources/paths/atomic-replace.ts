@@ -63,7 +63,9 @@ export function stageFile(dirfd: number, content: FileBytes): StagedFile {
   try {
     let off = 0;
     while (off < content.data.length) off += writeSync(fd, content.data, off, content.data.length - off);
-    if (content.uid !== undefined && content.gid !== undefined) {
+    // A new file is ours; only a file owned by someone else needs its owner brought back.
+    const ours = content.uid === process.getuid?.() && content.gid === process.getgid?.();
+    if (content.uid !== undefined && content.gid !== undefined && !ours) {
       const st = fstatSync(fd);
       if (st.uid !== content.uid || st.gid !== content.gid) {
         try {
@@ -124,9 +126,10 @@ export function recheckSite(site: EffectSite): void {
   if (st.dev !== site.parent.dev || st.ino !== site.parent.ino) {
     throw new ToolgateError('precondition_failed', `the directory of ${site.path} changed`, { path: site.path, reason: 'parent_changed' });
   }
-  assertBeneath(site.dirfd, site.root, site.path);
+  // Its current place: exactly the canonical one (which also proves it is beneath the root).
   const where = readlinkSync(`/proc/self/fd/${site.dirfd}`);
   if (where !== (site.dir === '' ? site.root : `${site.root}/${site.dir}`)) {
+    assertBeneath(site.dirfd, site.root, site.path);
     throw new ToolgateError('precondition_failed', `the directory of ${site.path} was moved or replaced`, { path: site.path, reason: 'parent_changed' });
   }
   const now = leafStateOf(site.dirfd, site.name);
@@ -143,7 +146,7 @@ export function recheckSite(site: EffectSite): void {
  * never replaces an entry that appeared meanwhile; an existing target is replaced by rename(2),
  * which replaces the entry itself (a link, or a hard link to a file elsewhere, is not written through).
  */
-export function commitStaged(site: EffectSite, tmp: string): Identity {
+export function commitStaged(site: EffectSite, tmp: string): void {
   recheckSite(site);
   const from = procPath(site.dirfd, tmp);
   const to = procPath(site.dirfd, site.name);
@@ -158,8 +161,6 @@ export function commitStaged(site: EffectSite, tmp: string): Identity {
   } else {
     renameSync(from, to);
   }
-  const st = lstatSync(to);
-  return { dev: st.dev, ino: st.ino };
 }
 
 /** Removes a file entry after the same re-check. */
