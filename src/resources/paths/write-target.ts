@@ -23,8 +23,8 @@ function isNotFound(e: unknown): boolean {
 }
 
 /**
- * `Workspace.resolve`, retried when an entry changes kind between its lstat and its readlink
- * (a link swapped back for a directory): the walk then fails with a raw EINVAL/ENOENT.
+ * `Workspace.resolve`, retried a few times when the walk meets an entry that changes under it
+ * and fails with a raw errno; then a typed `precondition_failed`, never an untyped error.
  */
 export function resolveStable(ws: Workspace, path: unknown, opts: { leafNoFollow?: boolean } = {}): ReturnType<Workspace['resolve']> {
   for (let attempt = 0; ; attempt++) {
