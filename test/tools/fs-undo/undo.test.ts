@@ -73,3 +73,32 @@ void test('undo refuses receipts that are not undoable mutations', () =>
     assert.equal((await h.call('fs.undo', { receipt_id: failed.receipt_id })).error?.code, 'invalid_resource');
     assert.equal((await h.call('fs.undo', { receipt_id: 'rcpt_00000000000000000000000000000000' })).error?.code, 'not_found');
   }));
+
+void test('undo of a unified diff that created and deleted files puts the tree back exactly', () =>
+  withHarness(async (h) => {
+    writeFileSync(join(h.root, 'old.txt'), 'old\n');
+    chmodSync(join(h.root, 'old.txt'), 0o640);
+    const before = snapshot(h.root);
+    const diff = [
+      'diff --git a/old.txt b/old.txt',
+      'deleted file mode 100640',
+      '--- a/old.txt',
+      '+++ /dev/null',
+      '@@ -1 +0,0 @@',
+      '-old',
+      'diff --git a/new/deep/file.sh b/new/deep/file.sh',
+      'new file mode 100755',
+      '--- /dev/null',
+      '+++ b/new/deep/file.sh',
+      '@@ -0,0 +1 @@',
+      '+echo hi',
+      '',
+    ].join('\n');
+    const p = await h.call('fs.patch', { unified_diff: diff });
+    assert.equal(p.status, 'succeeded', JSON.stringify(p.error));
+    assert.equal(statSync(join(h.root, 'new/deep/file.sh')).mode & 0o777, 0o755);
+    assert.equal(existsSync(join(h.root, 'old.txt')), false);
+    const u = await h.call('fs.undo', { receipt_id: p.receipt_id });
+    assert.equal(u.status, 'succeeded', JSON.stringify(u.error));
+    assert.deepEqual(snapshot(h.root), before);
+  }));
