@@ -13,6 +13,7 @@ import {
   syncStaged,
   type EffectSite,
   type FileBytes,
+  type LeafState,
   type StagedFile,
 } from './atomic-replace.js';
 
@@ -65,7 +66,8 @@ export async function applyAllOrNothing(changes: readonly FileChange[], beforeCo
       if (s.fd >= 0) closeSync(s.fd);
       discardTemp(c.site.dirfd, s.tmp);
     });
-    const failed = changes[staged.length === changes.length ? 0 : staged.length]?.site.path ?? '';
+    // A stage that threw names its file; a failed sync cannot be pinned to one.
+    const failed = staged.length < changes.length ? ((changes[staged.length] as FileChange).site.path) : '(sync of staged files)';
     return { ok: false, error: asToolgateError(e, failed), failed, applied: [], restored: [], unapplied: changes.map((c) => c.site.path) };
   }
 
@@ -76,7 +78,13 @@ export async function applyAllOrNothing(changes: readonly FileChange[], beforeCo
     try {
       if (s) commitStaged(c.site, s.tmp);
       else removeAtSite(c.site);
-      done.push({ change: c, site: { ...c.site, expected: leafStateOf(c.site.dirfd, c.site.name) } });
+      let now: LeafState;
+      try {
+        now = leafStateOf(c.site.dirfd, c.site.name);
+      } catch {
+        now = { kind: 'other', dev: -1, ino: -1 }; // unknown: a rollback of it will refuse and report it
+      }
+      done.push({ change: c, site: { ...c.site, expected: now } });
     } catch (e) {
       for (let j = i; j < changes.length; j++) {
         const t = staged[j];
