@@ -21,7 +21,7 @@ async function toolAlone(repo: string, artifactsDir: string, patch: string): Pro
     const tool = createFsPatch();
     const t = performance.now();
     const args = tool.args.parse({ unified_diff: patch });
-    const n = await tool.normalize(args, { workspace: ws, task_id: 'bench' as TaskId });
+    const n = await tool.normalize(args, { workspace: ws, task_id: 'bench' as TaskId, receipts: { get: () => undefined } });
     let revision = 0;
     const out = await tool.execute({
       args,

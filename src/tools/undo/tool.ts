@@ -50,13 +50,10 @@ export function createFsUndo(): ToolDefinition<FsUndoArgs, FsUndoResult, null> {
     max_output_bytes: 64 * 1024,
     cancellation: 'uninterruptible',
     idempotency: 'safe_to_repeat',
-    normalize(args, ctx: NormalizeContext & { readonly receipts?: ReceiptLookup }) {
-      // With the receipt at hand the exact paths are authorized; without it, the whole workspace.
-      let resources: Resource[] = [{ kind: 'path', path: '**', access: 'write' }];
-      if (ctx.receipts) {
-        const ev = undoableEvidence(ctx.receipts, args.receipt_id, ctx.workspace.id);
-        resources = ev.changes.flatMap(pathsOf).map((path) => ({ kind: 'path' as const, path, access: 'write' as const }));
-      }
+    normalize(args, ctx: NormalizeContext) {
+      // The exact paths the receipt changed are what gets authorized.
+      const ev = undoableEvidence(ctx.receipts, args.receipt_id, ctx.workspace.id);
+      const resources: Resource[] = ev.changes.flatMap(pathsOf).map((path) => ({ kind: 'path' as const, path, access: 'write' as const }));
       return { resources, prepared: null };
     },
     execute: (outer) =>

@@ -57,7 +57,7 @@ void test('the fifth directory is replaced after the check: the write refuses an
   try {
     const tool = createFsPatch();
     const args = tool.args.parse(fiveFiles(root));
-    const n = await tool.normalize(args, { workspace: ws, task_id: 't' as TaskId });
+    const n = await tool.normalize(args, { workspace: ws, task_id: 't' as TaskId, receipts: { get: () => undefined } });
     let revision = 0;
     const events: string[] = [];
     const ctx: ExecuteContext<FsPatchArgs, typeof n.prepared> = {
