@@ -11,6 +11,9 @@ import { tempDirs } from '../support/fixtures.js';
 import { ledgerLines } from '../support/probe-tools.js';
 import { slowTool } from '../support/slow-tool.js';
 
+/** Every current registry tool under its MCP name, plus the test tool. */
+const EXPECTED_TOOLS = [...new Set(builtinTools().map((t) => t.name.replace(/\./g, '_'))), 'test_slow'].sort();
+
 type Era = 'legacy' | '2026-07-28';
 
 async function connect(url: string, era: Era, headers: Record<string, string> = {}): Promise<Client> {
@@ -70,7 +73,7 @@ describe('MCP server over Streamable HTTP, both protocol eras', () => {
       try {
         assert.equal(client.getNegotiatedProtocolVersion(), era === 'legacy' ? '2025-11-25' : era);
         const { tools } = await client.listTools();
-        assert.deepEqual(tools.map((t) => t.name).sort(), ['fs_read', 'test_slow']);
+        assert.deepEqual(tools.map((t) => t.name).sort(), EXPECTED_TOOLS);
         const r = await client.callTool({ name: 'fs_read', arguments: { path: 'src/a.txt' } });
         assert.equal((r.structuredContent as { content: string }).content, 'alpha\n');
         const id = String(r._meta?.['toolgate/receipt_id']);

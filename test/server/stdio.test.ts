@@ -11,6 +11,9 @@ import { tempDirs } from '../support/fixtures.js';
 import { ledgerLines } from '../support/probe-tools.js';
 import { slowTool } from '../support/slow-tool.js';
 
+/** Every current registry tool under its MCP name, plus the test tool. */
+const EXPECTED_TOOLS = [...new Set(builtinTools().map((t) => t.name.replace(/\./g, '_'))), 'test_slow'].sort();
+
 const MAIN = join(import.meta.dirname, '../support/mcp-stdio-main.ts');
 const TASK = 'mcp-stdio-task';
 
@@ -81,7 +84,7 @@ describe('MCP server over stdio, with a real SDK client in a child process', () 
 
   it('lists every registry tool under its MCP name with the manifest schemas and derived annotations', async () => {
     const { tools } = await legacy.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['fs_read', 'test_slow']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), EXPECTED_TOOLS);
     const fsRead = tools.find((t) => t.name === 'fs_read');
     const entry = entryOf(builtinTools().find((t) => t.name === 'fs.read') ?? assert.fail('no fs.read'));
     assert.deepEqual(fsRead?.inputSchema, entry.request_schema);
@@ -122,10 +125,10 @@ describe('MCP server over stdio, with a real SDK client in a child process', () 
     const bad = await legacy.client.callTool({ name: 'fs_read', arguments: { path: 'src/a.txt', extra: 1 } });
     assert.equal(bad.isError, true);
     assert.equal((bad.structuredContent as { error: { code: string } }).error.code, 'invalid_arguments');
-    const unknown = await legacy.client.callTool({ name: 'fs_write', arguments: {} });
+    const unknown = await legacy.client.callTool({ name: 'fs_nosuch', arguments: {} });
     assert.equal(unknown.isError, true);
     assert.equal((unknown.structuredContent as { error: { code: string } }).error.code, 'unknown_tool');
-    assert.equal(unknown._meta?.['toolgate/tool'], 'fs.write');
+    assert.equal(unknown._meta?.['toolgate/tool'], 'fs.nosuch');
   });
 
   it('forwards progress for a call that carries a progress token', async () => {
@@ -165,7 +168,7 @@ describe('MCP server over stdio, with a real SDK client in a child process', () 
     try {
       assert.equal(modern.client.getNegotiatedProtocolVersion(), '2026-07-28');
       const { tools } = await modern.client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), ['fs_read', 'test_slow']);
+      assert.deepEqual(tools.map((t) => t.name).sort(), EXPECTED_TOOLS);
       const r = await modern.client.callTool({ name: 'fs_read', arguments: { path: 'src/a.txt' } });
       assert.equal((r.structuredContent as { content: string }).content, 'alpha\nbeta\n');
       assert.equal(r._meta?.['toolgate/status'], 'succeeded');
@@ -185,10 +188,10 @@ describe('MCP server over stdio, with a real SDK client in a child process', () 
       const receipts = rt.store.listReceipts({ task: TASK as never });
       const statuses = receipts.map((r) => `${r.tool} ${r.status}`).sort();
       assert.deepEqual(statuses, [
+        'fs.nosuch failed',
         'fs.read denied',
         'fs.read failed',
         'fs.read succeeded',
-        'fs.write failed',
         'test.slow cancelled',
         'test.slow succeeded',
       ]);
