@@ -1,0 +1,188 @@
+import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
+import type { DetailedError, PolicyJson, SchemaJson } from '@cedar-policy/cedar-wasm/nodejs';
+import { canonicalJson, digestOf, type Digest } from '../../protocol/index.js';
+import type { Manifest } from '../../registry/index.js';
+import { actionsOf, policyDependsOnTime, resourceTypesOfScope } from './analyze.js';
+import { cedarSchemaOf, CEDAR_NAMESPACE, type ResourceType } from './schema.js';
+import { PolicyLoadError, type PolicyFault } from './load-error.js';
+
+export interface PolicySource {
+  /** A file name or label, used in ids of policies without `@id`. */
+  readonly name: string;
+  readonly text: string;
+}
+
+export interface LoadedPolicy {
+  readonly id: string;
+  readonly effect: 'permit' | 'forbid';
+  readonly text: string;
+  /** `@approval("required")` on a permit: an allow it determines becomes `ask`. */
+  readonly requires_approval: boolean;
+  /** `@reason("...")`: the human reason given when the policy determines a decision. */
+  readonly reason: string | null;
+  readonly time_dependent: boolean;
+}
+
+/** One Cedar request: a call's principal, action, one resource, and the context. */
+export interface CedarRequest {
+  readonly action: string;
+  readonly principal: { readonly id: string; readonly attrs: Readonly<Record<string, string>> };
+  readonly resource: { readonly type: ResourceType; readonly id: string; readonly attrs: Readonly<Record<string, string | number>> };
+  readonly context: { readonly effect: string; readonly args_digest: string; readonly tool_version: string; readonly time: number };
+}
+
+export interface CedarVerdict {
+  readonly decision: 'allow' | 'deny';
+  /** Ids of the policies that were satisfied (the determining ones for this decision). */
+  readonly satisfied: readonly string[];
+  /** Policies whose evaluation errored; Cedar skips them, Toolgate denies on any. */
+  readonly errored: readonly { readonly id: string; readonly message: string }[];
+  readonly cached: boolean;
+}
+
+interface Partition {
+  /** `null`: no policy can match, the decision is the default deny without asking Cedar. */
+  readonly setId: string | null;
+  readonly timeDependent: boolean;
+}
+
+/** Cached decisions per policy set instance; older entries leave first. */
+const CACHE_LIMIT = 8192;
+
+function faultsOf(errors: readonly DetailedError[], policyId: string | null = null): PolicyFault[] {
+  return errors.map((e) => ({ policy_id: policyId, message: e.message }));
+}
+
+function annotation(p: PolicyJson, key: string): string | undefined {
+  return p.annotations?.[key];
+}
+
+/**
+ * A validated Cedar policy set for one registry revision. Loading splits it per action and
+ * resource type into preparsed sets that hold only the policies whose scope can match, so a
+ * decision evaluates a handful of policies, not the whole set. Decisions that cannot depend on
+ * time are cached by the canonical request.
+ */
+export class CedarPolicySet {
+  readonly version: Digest;
+  readonly policies: ReadonlyMap<string, LoadedPolicy>;
+  readonly schema: SchemaJson<string>;
+  readonly #schemaName: string;
+  readonly #partitions = new Map<string, Partition>();
+  readonly #cache = new Map<string, Omit<CedarVerdict, 'cached'>>();
+
+  private constructor(policies: Map<string, LoadedPolicy>, parsed: Map<string, PolicyJson>, schema: SchemaJson<string>, actionTypes: Map<string, ResourceType[]>) {
+    this.policies = policies;
+    this.schema = schema;
+    this.version = digestOf([...policies.values()].map((p) => [p.id, p.text]).sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1)));
+    this.#schemaName = `toolgate:${digestOf(schema)}`;
+    const ok = cedar.preparseSchema(this.#schemaName, schema);
+    if (ok.type === 'failure') throw new PolicyLoadError('the generated Cedar schema does not parse', faultsOf(ok.errors));
+    const scopes = [...parsed].map(([id, json]) => ({ id, actions: actionsOf(json.action), types: resourceTypesOfScope(json.resource) }));
+    for (const [action, types] of actionTypes) {
+      for (const type of types) {
+        const members = scopes.filter((s) => (s.actions === null || s.actions.has(action)) && s.types.has(type)).map((s) => s.id);
+        this.#partitions.set(`${action}\u0000${type}`, this.#preparse(members));
+      }
+    }
+  }
+
+  #preparse(ids: readonly string[]): Partition {
+    if (ids.length === 0) return { setId: null, timeDependent: false };
+    const staticPolicies: Record<string, string> = {};
+    for (const id of [...ids].sort()) staticPolicies[id] = (this.policies.get(id) as LoadedPolicy).text;
+    // Preparsed sets live in the wasm module's own table, shared by every instance in the
+    // process: the id is the digest of the content, so equal sets share one entry.
+    const setId = `toolgate:${digestOf(staticPolicies)}`;
+    const ok = cedar.preparsePolicySet(setId, { staticPolicies });
+    if (ok.type === 'failure') throw new PolicyLoadError('a policy subset does not parse', faultsOf(ok.errors));
+    return { setId, timeDependent: ids.some((id) => this.policies.get(id)?.time_dependent === true) };
+  }
+
+  /**
+   * Parses and strictly validates the policies against the schema generated from `manifest`.
+   * Any parse or validation error refuses the whole set: a policy never silently drops out.
+   */
+  static load(manifest: Manifest, sources: readonly PolicySource[]): CedarPolicySet {
+    const schema = cedarSchemaOf(manifest);
+    const policies = new Map<string, LoadedPolicy>();
+    const parsed = new Map<string, PolicyJson>();
+    for (const source of sources) {
+      const parts = cedar.policySetTextToParts(source.text);
+      if (parts.type === 'failure') throw new PolicyLoadError(`${source.name}: policies do not parse`, faultsOf(parts.errors));
+      if (parts.policy_templates.length > 0) throw new PolicyLoadError(`${source.name}: templates are not supported`, []);
+      parts.policies.forEach((text, i) => {
+        const json = cedar.policyToJson(text);
+        if (json.type === 'failure') throw new PolicyLoadError(`${source.name}: policy ${i} does not parse`, faultsOf(json.errors));
+        const id = annotation(json.json, 'id') ?? `${source.name}#${i}`;
+        if (policies.has(id)) throw new PolicyLoadError(`policy id ${id} is used twice`, [{ policy_id: id, message: 'duplicate id' }]);
+        parsed.set(id, json.json);
+        policies.set(id, {
+          id,
+          effect: json.json.effect,
+          text,
+          requires_approval: json.json.effect === 'permit' && annotation(json.json, 'approval') === 'required',
+          reason: annotation(json.json, 'reason') ?? null,
+          time_dependent: policyDependsOnTime(json.json),
+        });
+      });
+    }
+    const staticPolicies = Object.fromEntries([...policies.values()].map((p) => [p.id, p.text]));
+    const v = cedar.validate({ schema, policies: { staticPolicies }, validationSettings: { mode: 'strict' } });
+    if (v.type === 'failure') throw new PolicyLoadError('policies could not be validated', faultsOf(v.errors));
+    if (v.validationErrors.length > 0) {
+      throw new PolicyLoadError(
+        'policies fail strict validation against the registry schema',
+        v.validationErrors.map((e) => ({ policy_id: e.policyId, message: e.error.message })),
+      );
+    }
+    const actionTypes = new Map<string, ResourceType[]>();
+    for (const [name, def] of Object.entries(schema[CEDAR_NAMESPACE]?.actions ?? {})) {
+      actionTypes.set(name, (def.appliesTo?.resourceTypes ?? []) as ResourceType[]);
+    }
+    return new CedarPolicySet(policies, parsed, schema, actionTypes);
+  }
+
+  evaluate(req: CedarRequest): CedarVerdict {
+    const partition = this.#partitions.get(`${req.action}\u0000${req.resource.type}`);
+    if (partition === undefined) {
+      return { decision: 'deny', satisfied: [], errored: [{ id: 'schema', message: `action ${req.action} does not apply to ${req.resource.type} resources` }], cached: false };
+    }
+    if (partition.setId === null) return { decision: 'deny', satisfied: [], errored: [], cached: false };
+    const key = partition.timeDependent ? null : `${partition.setId}\n${canonicalJson({ ...req, context: { ...req.context, time: 0 } })}`;
+    if (key !== null) {
+      const hit = this.#cache.get(key);
+      if (hit) return { ...hit, cached: true };
+    }
+    const ns = CEDAR_NAMESPACE;
+    const answer = cedar.statefulIsAuthorized({
+      principal: { type: `${ns}::Task`, id: req.principal.id },
+      action: { type: `${ns}::Action`, id: req.action },
+      resource: { type: `${ns}::${req.resource.type}`, id: req.resource.id },
+      context: req.context,
+      preparsedSchemaName: this.#schemaName,
+      validateRequest: true,
+      preparsedPolicySetId: partition.setId,
+      entities: [
+        { uid: { type: `${ns}::Task`, id: req.principal.id }, attrs: req.principal.attrs, parents: [] },
+        { uid: { type: `${ns}::${req.resource.type}`, id: req.resource.id }, attrs: req.resource.attrs, parents: [] },
+      ],
+    });
+    let verdict: Omit<CedarVerdict, 'cached'>;
+    if (answer.type === 'failure') {
+      verdict = { decision: 'deny', satisfied: [], errored: answer.errors.map((e) => ({ id: 'request', message: e.message })) };
+    } else {
+      const d = answer.response.diagnostics;
+      verdict = {
+        decision: answer.response.decision,
+        satisfied: [...d.reason].sort(),
+        errored: d.errors.map((e) => ({ id: e.policyId, message: e.error.message })),
+      };
+    }
+    if (key !== null) {
+      if (this.#cache.size >= CACHE_LIMIT) this.#cache.delete(this.#cache.keys().next().value as string);
+      this.#cache.set(key, verdict);
+    }
+    return { ...verdict, cached: false };
+  }
+}
