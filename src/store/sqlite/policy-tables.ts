@@ -195,7 +195,7 @@ interface UsageRow {
 
 class SqliteBudgetStore implements BudgetStore {
   readonly #usage: Statement<[string], UsageRow>;
-  readonly #add: Statement<[string, string, number, number]>;
+  readonly #add: Statement<[{ task: string; dim: string; used: number; reserved: number }]>;
   readonly #rate: Statement<[string, number], { n: number }>;
   readonly #stamp: Statement<[string, number]>;
   readonly #prune: Statement<[string, number]>;
@@ -208,8 +208,8 @@ class SqliteBudgetStore implements BudgetStore {
   constructor(db: Database) {
     this.#usage = db.prepare('SELECT dimension, used, reserved FROM policy_budget_usage WHERE task_id = ?');
     this.#add = db.prepare(
-      `INSERT INTO policy_budget_usage (task_id, dimension, used, reserved) VALUES (?1, ?2, ?3, ?4)
-       ON CONFLICT (task_id, dimension) DO UPDATE SET used = used + ?3, reserved = reserved + ?4`,
+      `INSERT INTO policy_budget_usage (task_id, dimension, used, reserved) VALUES (@task, @dim, @used, @reserved)
+       ON CONFLICT (task_id, dimension) DO UPDATE SET used = used + @used, reserved = reserved + @reserved`,
     );
     this.#rate = db.prepare('SELECT count(*) AS n FROM policy_call_times WHERE task_id = ? AND at > ?');
     this.#stamp = db.prepare('INSERT INTO policy_call_times (task_id, at) VALUES (?, ?)');
@@ -225,7 +225,7 @@ class SqliteBudgetStore implements BudgetStore {
       for (const d of BUDGET_DIMENSIONS) {
         const held = amounts[d] ?? 0;
         const spent = actual?.[d] ?? 0;
-        if (held !== 0 || spent !== 0) this.#add.run(r.task_id, d, spent, -held);
+        if (held !== 0 || spent !== 0) this.#add.run({ task: r.task_id, dim: d, used: spent, reserved: -held });
       }
       this.#close.run(actual === null ? 'released' : 'settled', id);
     });
@@ -254,7 +254,7 @@ class SqliteBudgetStore implements BudgetStore {
     }
     for (const d of BUDGET_DIMENSIONS) {
       const amount = req.amounts[d] ?? 0;
-      if (amount !== 0) this.#add.run(req.task_id, d, 0, amount);
+      if (amount !== 0) this.#add.run({ task: req.task_id, dim: d, used: 0, reserved: amount });
     }
     this.#insertReservation.run(req.id, req.task_id, JSON.stringify(req.amounts), req.now);
     return { ok: true };
@@ -281,13 +281,13 @@ class SqliteBudgetStore implements BudgetStore {
 
 class SqliteDenialStore implements DenialStore {
   readonly #count: Statement<[string, string], { count: number }>;
-  readonly #record: Statement<[string, string, number], { count: number }>;
+  readonly #record: Statement<[{ task: string; key: string; now: number }], { count: number }>;
 
   constructor(db: Database) {
     this.#count = db.prepare('SELECT count FROM policy_denials WHERE task_id = ? AND denial_key = ?');
     this.#record = db.prepare(
-      `INSERT INTO policy_denials (task_id, denial_key, count, last_at) VALUES (?1, ?2, 1, ?3)
-       ON CONFLICT (task_id, denial_key) DO UPDATE SET count = count + 1, last_at = ?3
+      `INSERT INTO policy_denials (task_id, denial_key, count, last_at) VALUES (@task, @key, 1, @now)
+       ON CONFLICT (task_id, denial_key) DO UPDATE SET count = count + 1, last_at = @now
        RETURNING count`,
     );
   }
@@ -297,7 +297,7 @@ class SqliteDenialStore implements DenialStore {
   }
 
   recordDenial(task: TaskId, key: string, now: number): number {
-    return (this.#record.get(task, key, now) as { count: number }).count;
+    return (this.#record.get({ task, key, now }) as { count: number }).count;
   }
 }
 
