@@ -41,7 +41,7 @@ describe('capability grant: each dimension denies outside its bounds', () => {
   it('an empty grant file grants nothing', () => {
     const d = decide({}, readOf('README.md'));
     assert.equal(d.code, 'policy_denied');
-    assert.deepEqual(d.determining.sort(), ['grant.effects', 'grant.read', 'grant.tools']);
+    assert.deepEqual([...d.determining].sort(), ['grant.effects', 'grant.read', 'grant.tools']);
   });
 
   it('what: tools outside the tool globs are denied', () => {
