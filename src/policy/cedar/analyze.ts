@@ -68,3 +68,11 @@ export function dependsOnTime(node: unknown): boolean {
 export function policyDependsOnTime(p: PolicyJson): boolean {
   return p.conditions.some((c) => dependsOnTime(c.body));
 }
+
+/** Whether a body reads the given variable at all (an entity's attributes, or the entity itself). */
+export function usesVar(node: unknown, name: 'principal' | 'resource'): boolean {
+  if (Array.isArray(node)) return node.some((n) => usesVar(n, name));
+  if (typeof node !== 'object' || node === null) return false;
+  if ((node as { Var?: unknown }).Var === name) return true;
+  return Object.values(node as Record<string, unknown>).some((n) => usesVar(n, name));
+}

@@ -2,7 +2,7 @@ import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import type { DetailedError, PolicyJson, SchemaJson } from '@cedar-policy/cedar-wasm/nodejs';
 import { canonicalJson, digestOf, type Digest } from '../../protocol/index.js';
 import type { Manifest } from '../../registry/index.js';
-import { actionsOf, policyDependsOnTime, resourceTypesOfScope } from './analyze.js';
+import { actionsOf, policyDependsOnTime, resourceTypesOfScope, usesVar } from './analyze.js';
 import { cedarSchemaOf, CEDAR_NAMESPACE, type ResourceType } from './schema.js';
 import { PolicyLoadError, type PolicyFault } from './load-error.js';
 
@@ -21,6 +21,8 @@ export interface LoadedPolicy {
   /** `@reason("...")`: the human reason given when the policy determines a decision. */
   readonly reason: string | null;
   readonly time_dependent: boolean;
+  readonly reads_principal: boolean;
+  readonly reads_resource: boolean;
 }
 
 /** One Cedar request: a call's principal, action, one resource, and the context. */
@@ -43,7 +45,11 @@ export interface CedarVerdict {
 interface Partition {
   /** `null`: no policy can match, the decision is the default deny without asking Cedar. */
   readonly setId: string | null;
+  readonly ids: readonly string[];
   readonly timeDependent: boolean;
+  /** Whether any policy body reads the principal's or the resource's attributes: if not, the entity is not sent. */
+  readonly readsPrincipal: boolean;
+  readonly readsResource: boolean;
 }
 
 /** Cached decisions per policy set instance; older entries leave first. */
@@ -67,7 +73,6 @@ export class CedarPolicySet {
   readonly version: Digest;
   readonly policies: ReadonlyMap<string, LoadedPolicy>;
   readonly schema: SchemaJson<string>;
-  readonly #schemaName: string;
   readonly #partitions = new Map<string, Partition>();
   readonly #cache = new Map<string, Omit<CedarVerdict, 'cached'>>();
 
@@ -75,9 +80,6 @@ export class CedarPolicySet {
     this.policies = policies;
     this.schema = schema;
     this.version = digestOf([...policies.values()].map((p) => [p.id, p.text]).sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1)));
-    this.#schemaName = `toolgate:${digestOf(schema)}`;
-    const ok = cedar.preparseSchema(this.#schemaName, schema);
-    if (ok.type === 'failure') throw new PolicyLoadError('the generated Cedar schema does not parse', faultsOf(ok.errors));
     const scopes = [...parsed].map(([id, json]) => ({ id, actions: actionsOf(json.action), types: resourceTypesOfScope(json.resource) }));
     for (const [action, types] of actionTypes) {
       for (const type of types) {
@@ -88,7 +90,7 @@ export class CedarPolicySet {
   }
 
   #preparse(ids: readonly string[]): Partition {
-    if (ids.length === 0) return { setId: null, timeDependent: false };
+    if (ids.length === 0) return { setId: null, ids, timeDependent: false, readsPrincipal: false, readsResource: false };
     const staticPolicies: Record<string, string> = {};
     for (const id of [...ids].sort()) staticPolicies[id] = (this.policies.get(id) as LoadedPolicy).text;
     // Preparsed sets live in the wasm module's own table, shared by every instance in the
@@ -96,7 +98,14 @@ export class CedarPolicySet {
     const setId = `toolgate:${digestOf(staticPolicies)}`;
     const ok = cedar.preparsePolicySet(setId, { staticPolicies });
     if (ok.type === 'failure') throw new PolicyLoadError('a policy subset does not parse', faultsOf(ok.errors));
-    return { setId, timeDependent: ids.some((id) => this.policies.get(id)?.time_dependent === true) };
+    const some = (f: (p: LoadedPolicy) => boolean): boolean => ids.some((id) => f(this.policies.get(id) as LoadedPolicy));
+    return {
+      setId,
+      ids,
+      timeDependent: some((p) => p.time_dependent),
+      readsPrincipal: some((p) => p.reads_principal),
+      readsResource: some((p) => p.reads_resource),
+    };
   }
 
   /**
@@ -124,6 +133,8 @@ export class CedarPolicySet {
           requires_approval: json.json.effect === 'permit' && annotation(json.json, 'approval') === 'required',
           reason: annotation(json.json, 'reason') ?? null,
           time_dependent: policyDependsOnTime(json.json),
+          reads_principal: json.json.conditions.some((c) => usesVar(c.body, 'principal')),
+          reads_resource: json.json.conditions.some((c) => usesVar(c.body, 'resource')),
         });
       });
     }
@@ -143,6 +154,11 @@ export class CedarPolicySet {
     return new CedarPolicySet(policies, parsed, schema, actionTypes);
   }
 
+  /** Ids of the policies evaluated for an action on a resource type (its preparsed subset). */
+  policiesInScope(action: string, type: ResourceType): readonly string[] {
+    return this.#partitions.get(`${action}\u0000${type}`)?.ids ?? [];
+  }
+
   evaluate(req: CedarRequest): CedarVerdict {
     const partition = this.#partitions.get(`${req.action}\u0000${req.resource.type}`);
     if (partition === undefined) {
@@ -155,18 +171,23 @@ export class CedarPolicySet {
       if (hit) return { ...hit, cached: true };
     }
     const ns = CEDAR_NAMESPACE;
+    const principal = { type: `${ns}::Task`, id: req.principal.id };
+    const resource = { type: `${ns}::${req.resource.type}`, id: req.resource.id };
+    const entities: cedar.EntityJson[] = [];
+    // Crossing into wasm costs per value sent: entities no policy in the subset reads stay out.
+    if (partition.readsPrincipal) entities.push({ uid: principal, attrs: req.principal.attrs, parents: [] });
+    if (partition.readsResource) entities.push({ uid: resource, attrs: req.resource.attrs, parents: [] });
     const answer = cedar.statefulIsAuthorized({
-      principal: { type: `${ns}::Task`, id: req.principal.id },
+      principal,
       action: { type: `${ns}::Action`, id: req.action },
-      resource: { type: `${ns}::${req.resource.type}`, id: req.resource.id },
+      resource,
       context: req.context,
-      preparsedSchemaName: this.#schemaName,
-      validateRequest: true,
+      // Requests are built from the same schema by cedarRequestsOf (a test validates them), and
+      // an action/resource pair outside the schema never gets here (no partition): validating
+      // every request again would double the cost of a decision.
+      validateRequest: false,
       preparsedPolicySetId: partition.setId,
-      entities: [
-        { uid: { type: `${ns}::Task`, id: req.principal.id }, attrs: req.principal.attrs, parents: [] },
-        { uid: { type: `${ns}::${req.resource.type}`, id: req.resource.id }, attrs: req.resource.attrs, parents: [] },
-      ],
+      entities,
     });
     let verdict: Omit<CedarVerdict, 'cached'>;
     if (answer.type === 'failure') {
