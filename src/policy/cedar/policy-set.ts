@@ -1,10 +1,11 @@
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import type { DetailedError, PolicyJson, SchemaJson } from '@cedar-policy/cedar-wasm/nodejs';
-import { canonicalJson, digestOf, type Digest } from '../../protocol/index.js';
+import { digestOf, type Digest } from '../../protocol/index.js';
 import type { Manifest } from '../../registry/index.js';
 import { actionsOf, policyDependsOnTime, resourceTypesOfScope, usesVar } from './analyze.js';
 import { cedarSchemaOf, CEDAR_NAMESPACE, type ResourceType } from './schema.js';
 import { PolicyLoadError, type PolicyFault } from './load-error.js';
+import { mayApply, type KnownAttributes } from './prune.js';
 
 export interface PolicySource {
   /** A file name or label, used in ids of policies without `@id`. */
@@ -64,15 +65,20 @@ function annotation(p: PolicyJson, key: string): string | undefined {
 }
 
 /**
- * A validated Cedar policy set for one registry revision. Loading splits it per action and
- * resource type into preparsed sets that hold only the policies whose scope can match, so a
- * decision evaluates a handful of policies, not the whole set. Decisions that cannot depend on
- * time are cached by the canonical request.
+ * A validated Cedar policy set for one registry revision. A request is evaluated against a
+ * preparsed subset holding only the policies whose scope can match its action and resource
+ * type and whose conditions are not already false for its effect class (and a path's access
+ * and class), so a decision evaluates a handful of policies, not the whole set. Decisions that
+ * cannot depend on time are cached by the canonical request.
  */
 export class CedarPolicySet {
   readonly version: Digest;
   readonly policies: ReadonlyMap<string, LoadedPolicy>;
   readonly schema: SchemaJson<string>;
+  readonly #parsed: ReadonlyMap<string, PolicyJson>;
+  /** Ids of the policies whose scope can match, per action and resource type. */
+  readonly #scopes = new Map<string, readonly string[]>();
+  /** Preparsed subsets per action, resource type and known attributes, built on first use. */
   readonly #partitions = new Map<string, Partition>();
   readonly #cache = new Map<string, Omit<CedarVerdict, 'cached'>>();
 
@@ -80,11 +86,11 @@ export class CedarPolicySet {
     this.policies = policies;
     this.schema = schema;
     this.version = digestOf([...policies.values()].map((p) => [p.id, p.text]).sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1)));
+    this.#parsed = parsed;
     const scopes = [...parsed].map(([id, json]) => ({ id, actions: actionsOf(json.action), types: resourceTypesOfScope(json.resource) }));
     for (const [action, types] of actionTypes) {
       for (const type of types) {
-        const members = scopes.filter((s) => (s.actions === null || s.actions.has(action)) && s.types.has(type)).map((s) => s.id);
-        this.#partitions.set(`${action}\u0000${type}`, this.#preparse(members));
+        this.#scopes.set(`${action}\u0000${type}`, scopes.filter((s) => (s.actions === null || s.actions.has(action)) && s.types.has(type)).map((s) => s.id));
       }
     }
   }
@@ -154,18 +160,46 @@ export class CedarPolicySet {
     return new CedarPolicySet(policies, parsed, schema, actionTypes);
   }
 
-  /** Ids of the policies evaluated for an action on a resource type (its preparsed subset). */
+  /** Ids of the policies whose scope can match an action on a resource type. */
   policiesInScope(action: string, type: ResourceType): readonly string[] {
-    return this.#partitions.get(`${action}\u0000${type}`)?.ids ?? [];
+    return this.#scopes.get(`${action}\u0000${type}`) ?? [];
+  }
+
+  /** Ids of the policies actually evaluated for a request (its preparsed subset). */
+  policiesFor(req: CedarRequest): readonly string[] {
+    return this.#partitionOf(req)?.ids ?? [];
+  }
+
+  #partitionOf(req: CedarRequest): Partition | undefined {
+    const scopeKey = `${req.action}\u0000${req.resource.type}`;
+    const known: Record<string, string> = { 'context.effect': req.context.effect };
+    const attrs = req.resource.attrs;
+    if (typeof attrs['access'] === 'string') known['resource.access'] = attrs['access'];
+    if (req.resource.type === 'Path' && typeof attrs['class'] === 'string') known['resource.class'] = attrs['class'];
+    const key = `${scopeKey}\u0000${known['context.effect']}\u0000${known['resource.access'] ?? ''}\u0000${known['resource.class'] ?? ''}`;
+    const hit = this.#partitions.get(key);
+    if (hit) return hit;
+    const members = this.#scopes.get(scopeKey);
+    if (members === undefined) return undefined;
+    const partition = this.#preparse(members.filter((id) => mayApply(this.#parsed.get(id) as PolicyJson, known as KnownAttributes)));
+    this.#partitions.set(key, partition);
+    return partition;
   }
 
   evaluate(req: CedarRequest): CedarVerdict {
-    const partition = this.#partitions.get(`${req.action}\u0000${req.resource.type}`);
+    let partition: Partition | undefined;
+    try {
+      partition = this.#partitionOf(req);
+    } catch (e) {
+      return { decision: 'deny', satisfied: [], errored: [{ id: 'policy-set', message: e instanceof Error ? e.message : String(e) }], cached: false };
+    }
     if (partition === undefined) {
       return { decision: 'deny', satisfied: [], errored: [{ id: 'schema', message: `action ${req.action} does not apply to ${req.resource.type} resources` }], cached: false };
     }
     if (partition.setId === null) return { decision: 'deny', satisfied: [], errored: [], cached: false };
-    const key = partition.timeDependent ? null : `${partition.setId}\n${canonicalJson({ ...req, context: { ...req.context, time: 0 } })}`;
+    // JSON.stringify is injective over values: two different requests never share a key (a
+    // request built with its keys in another order only misses the cache).
+    const key = partition.timeDependent ? null : `${partition.setId}\n${JSON.stringify([req.action, req.principal, req.resource, { ...req.context, time: 0 }])}`;
     if (key !== null) {
       const hit = this.#cache.get(key);
       if (hit) return { ...hit, cached: true };
