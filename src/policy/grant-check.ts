@@ -9,8 +9,8 @@ export interface CallIdentity {
   /** Epoch milliseconds. */
   readonly now: number;
   readonly cancellation_epoch?: number;
-  /** The workspace revision the call sees. */
-  readonly revision?: string;
+  /** The workspace revision the call sees; a function is only called when a grant requires a revision. */
+  readonly revision?: string | (() => string);
   readonly environment?: string;
 }
 
@@ -169,8 +169,11 @@ export class CompiledGrant {
     ];
     for (const { prefix, c } of all) {
       if (!c) continue;
-      if (c.required_revision !== undefined && c.required_revision !== call.revision) {
-        faults.push({ id: `${prefix}.conditions.required_revision`, reason: `the grant requires workspace revision ${c.required_revision}, the call sees ${call.revision ?? 'none'}` });
+      if (c.required_revision !== undefined) {
+        const seen = typeof call.revision === 'function' ? call.revision() : call.revision;
+        if (c.required_revision !== seen) {
+          faults.push({ id: `${prefix}.conditions.required_revision`, reason: `the grant requires workspace revision ${c.required_revision}, the call sees ${seen ?? 'none'}` });
+        }
       }
       if (c.environment !== undefined && c.environment !== call.environment) {
         faults.push({ id: `${prefix}.conditions.environment`, reason: `the grant is valid in environment ${c.environment}, not ${call.environment ?? 'unset'}` });
