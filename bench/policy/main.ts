@@ -74,7 +74,8 @@ try {
   const ws = join(base, 'ws');
   mkdirSync(join(ws, 'src'), { recursive: true });
   for (let i = 0; i < 20; i++) writeFileSync(join(ws, 'src', `file${i}.ts`), `export const x${i} = ${i};\n`.repeat(20));
-  const rt = createRuntime({ workspace: ws, stateDir: join(base, 'state'), tools: builtinTools() });
+  // the runtime authorizes every call with the same 50-policy set
+  const rt = createRuntime({ workspace: ws, stateDir: join(base, 'state'), tools: [...builtinTools(), ...benchTools()], policies: [{ name: 'bench.cedar', text: fiftyPolicies() }] });
 
   let fresh = 1_000_000; // distinct actions never seen before: every one is a cache miss
   const cases: Case[] = [
@@ -85,10 +86,11 @@ try {
     { label: 'authorize (grant ∧ policy), distinct actions', iterations: 1000, run: () => must(authorizer.authorize(readAction(fresh++), grant, { task_id: task, attempt_id: attempt, now }).outcome === 'allow') },
     { label: 'authorize (grant ∧ policy), repeated action', iterations: 4000, run: () => must(authorizer.authorize(readAction(0), grant, { task_id: task, attempt_id: attempt, now }).outcome === 'allow') },
     {
-      label: 'fs.read call through the runtime',
+      label: 'fs.read call through the runtime (50-policy set, distinct reads)',
       iterations: 300,
       run: async (i) => {
-        const r = await rt.call({ protocol_version: PROTOCOL_VERSION, task_id: 'bench-task', tool: 'fs.read', arguments: { path: `src/file${i % 20}.ts` } });
+        // a fresh start_line makes each call a distinct normalized action (a policy cache miss)
+        const r = await rt.call({ protocol_version: PROTOCOL_VERSION, task_id: 'bench-task', tool: 'fs.read', arguments: { path: `src/file${i % 20}.ts`, start_line: 1 + (i % 15) } });
         if (r.status !== 'succeeded') throw new Error(`fs.read ${r.status}: ${JSON.stringify(r.error)}`);
       },
     },

@@ -150,13 +150,15 @@ describe('per-action preparsed sets and the decision cache', () => {
     '@id("p-ref") permit (principal, action, resource is Toolgate::Ref) when { resource.ref like "refs/heads/*" };',
     '@id("f-tag") forbid (principal, action == Toolgate::Action::"git.push", resource is Toolgate::Ref) when { resource.ref like "refs/tags/*" };',
     '@id("p-tool") permit (principal, action, resource is Toolgate::Tool) when { context.effect == "read" };',
-    '@id("f-late") forbid (principal, action, resource) when { context.time > 1796205600000 };',
+    '@id("f-late") forbid (principal, action == Toolgate::Action::"net.fetch", resource) when { context.time > 1796205600000 };',
     '@id("p-tenant") permit (principal, action, resource) when { principal.tenant == "root" };',
     '@id("f-write-effect") forbid (principal, action == Toolgate::Action::"fs.write", resource) when { context.effect == "publish" };',
     '@id("f-charge-overflow") forbid (principal, action, resource) when { context.effect == "charge" && context.time + 9223372036854775807 > 0 };',
-    '@id("f-overflow-first") forbid (principal, action, resource is Toolgate::Path) when { context.time * 9223372036854775807 > 0 && resource.access == "delete" };',
+    '@id("f-overflow-first") forbid (principal, action == Toolgate::Action::"fs.write", resource is Toolgate::Path) when { context.time * 9223372036854775807 > 0 && resource.access == "delete" };',
     '@id("p-unless") permit (principal, action, resource is Toolgate::Path) when { resource.access == "write" } unless { resource.class == "protected" || resource.path like "*.lock" };',
     '@id("p-or") permit (principal, action, resource) when { context.effect == "publish" || principal.tenant == "acme" };',
+    '@id("f-args") forbid (principal, action == Toolgate::Action::"git.push", resource) when { context.args_digest == "d2" && principal.principal == "bot" };',
+    '@id("f-one-file") forbid (principal, action, resource == Toolgate::Path::"docs/b") when { principal.tenant == "acme" };',
   ].join('\n');
   const policy = CedarPolicySet.load(manifest, [{ name: 'mixed.cedar', text }]);
 
@@ -173,6 +175,9 @@ describe('per-action preparsed sets and the decision cache', () => {
       tenant: fc.constantFrom('root', 'acme'),
       effect: fc.constantFrom('read', 'write', 'publish', 'charge'),
       time: fc.constantFrom(NOW, NOW + 3_600_001),
+      args: fc.constantFrom('d1', 'd2'),
+      who: fc.constantFrom('p', 'bot'),
+      attempt: fc.constantFrom('a1', 'a2'),
     })
     .filter((r) => manifest.tools.some((t) => t.name === r.action) && cedarSchemaOf(manifest)['Toolgate']?.actions[r.action]?.appliesTo?.resourceTypes.includes(r.kind) === true)
     .map((r) => {
@@ -186,16 +191,18 @@ describe('per-action preparsed sets and the decision cache', () => {
               : { type: 'Tool', id: r.action, attrs: { name: r.action } };
       return {
         action: r.action,
-        principal: { id: 'task_x', attrs: { tenant: r.tenant, principal: 'p', attempt: 'a' } },
+        principal: { id: 'task_x', attrs: { tenant: r.tenant, principal: r.who, attempt: r.attempt } },
         resource,
-        context: { effect: r.effect, args_digest: 'd', tool_version: '1.0.0', time: r.time },
+        context: { effect: r.effect, args_digest: r.args, tool_version: '1.0.0', time: r.time },
       };
     });
 
-  it('decides exactly as Cedar does over the whole set (same decision, same satisfied policies)', () => {
+  it('decides exactly as Cedar does over the whole set (same decision, same satisfied and erroring policies), cached or not', () => {
+    let hits = 0;
     fc.assert(
       fc.property(requestArb, (req) => {
         const ours = policy.evaluate(req);
+        if (ours.cached) hits++;
         const full = cedar.isAuthorized({
           principal: { type: 'Toolgate::Task', id: req.principal.id },
           action: { type: 'Toolgate::Action', id: req.action },
@@ -219,6 +226,7 @@ describe('per-action preparsed sets and the decision cache', () => {
       }),
       { numRuns: 1000 },
     );
+    assert.ok(hits > 100, `only ${hits} cache hits: the cache was not exercised`);
   });
 
   it('caches time-independent decisions and never caches ones that read context.time', () => {

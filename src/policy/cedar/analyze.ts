@@ -42,37 +42,89 @@ export function resourceTypesOfScope(c: ResourceConstraint): Set<ResourceType> {
   }
 }
 
-function isContextVar(node: unknown): boolean {
-  return typeof node === 'object' && node !== null && (node as { Var?: unknown }).Var === 'context';
+/** Attribute names read from a variable, or `ALL` when the variable is used as a whole. */
+export type AttrSet = ReadonlySet<string> | 'all';
+
+/** What a policy can observe of a request: the projection of it that its decision depends on. */
+export interface Reads {
+  readonly principal: AttrSet;
+  readonly resource: AttrSet;
+  readonly context: AttrSet;
+  /** Whether the entity's id (not only its type) matters: `==`/`in` in the scope or the body. */
+  readonly principalId: boolean;
+  readonly resourceId: boolean;
 }
 
-/**
- * Whether evaluating the body can depend on `context.time`. Conservative: any use of
- * `context` other than reading or testing a named attribute counts as time-dependent.
- */
-export function dependsOnTime(node: unknown): boolean {
-  if (Array.isArray(node)) return node.some(dependsOnTime);
-  if (typeof node !== 'object' || node === null) return false;
-  if (isContextVar(node)) return true;
-  const rec = node as Record<string, unknown>;
-  for (const op of ['.', 'has'] as const) {
-    const inner = rec[op] as { left?: unknown; attr?: unknown } | undefined;
-    if (inner && isContextVar(inner.left)) {
-      const first = Array.isArray(inner.attr) ? (inner.attr[0] as unknown) : inner.attr;
-      return first === 'time';
-    }
+type Var3 = 'principal' | 'resource' | 'context';
+const VARS: readonly Var3[] = ['principal', 'resource', 'context'];
+
+class ReadCollector {
+  readonly attrs: Record<Var3, Set<string> | 'all'> = { principal: new Set(), resource: new Set(), context: new Set() };
+  readonly ids: Record<Var3, boolean> = { principal: false, resource: false, context: false };
+
+  whole(v: Var3): void {
+    this.attrs[v] = 'all';
+    this.ids[v] = true;
   }
-  return Object.values(rec).some(dependsOnTime);
+
+  visit(node: unknown): void {
+    if (Array.isArray(node)) {
+      for (const n of node) this.visit(n);
+      return;
+    }
+    if (typeof node !== 'object' || node === null) return;
+    const rec = node as Record<string, unknown>;
+    const v = rec['Var'];
+    if (typeof v === 'string' && (VARS as readonly string[]).includes(v)) {
+      // the variable itself, not one of its attributes: compared, tested with `in`/`is`, …
+      this.whole(v as Var3);
+      return;
+    }
+    for (const op of ['.', 'has'] as const) {
+      const inner = rec[op] as { left?: unknown; attr?: unknown } | undefined;
+      const lv = (inner?.left as { Var?: unknown } | undefined)?.Var;
+      if (inner && typeof lv === 'string' && (VARS as readonly string[]).includes(lv)) {
+        const set = this.attrs[lv as Var3];
+        const first = Array.isArray(inner.attr) ? (inner.attr[0] as unknown) : inner.attr;
+        if (set !== 'all' && typeof first === 'string') set.add(first);
+        else this.attrs[lv as Var3] = 'all';
+        return;
+      }
+    }
+    for (const value of Object.values(rec)) this.visit(value);
+  }
 }
 
-export function policyDependsOnTime(p: PolicyJson): boolean {
-  return p.conditions.some((c) => dependsOnTime(c.body));
+export function readsOf(p: PolicyJson): Reads {
+  const c = new ReadCollector();
+  for (const cond of p.conditions) c.visit(cond.body);
+  const scopeUsesId = (s: PolicyJson['principal'] | PolicyJson['resource']): boolean => s.op === '==' || s.op === 'in' || (s.op === 'is' && s.in !== undefined);
+  return {
+    principal: c.attrs.principal,
+    resource: c.attrs.resource,
+    context: c.attrs.context,
+    principalId: c.ids.principal || scopeUsesId(p.principal),
+    resourceId: c.ids.resource || scopeUsesId(p.resource),
+  };
 }
 
-/** Whether a body reads the given variable at all (an entity's attributes, or the entity itself). */
-export function usesVar(node: unknown, name: 'principal' | 'resource'): boolean {
-  if (Array.isArray(node)) return node.some((n) => usesVar(n, name));
-  if (typeof node !== 'object' || node === null) return false;
-  if ((node as { Var?: unknown }).Var === name) return true;
-  return Object.values(node as Record<string, unknown>).some((n) => usesVar(n, name));
+function unionAttrs(a: AttrSet, b: AttrSet): AttrSet {
+  if (a === 'all' || b === 'all') return 'all';
+  return new Set([...a, ...b]);
+}
+
+export const NO_READS: Reads = { principal: new Set(), resource: new Set(), context: new Set(), principalId: false, resourceId: false };
+
+export function unionReads(a: Reads, b: Reads): Reads {
+  return {
+    principal: unionAttrs(a.principal, b.principal),
+    resource: unionAttrs(a.resource, b.resource),
+    context: unionAttrs(a.context, b.context),
+    principalId: a.principalId || b.principalId,
+    resourceId: a.resourceId || b.resourceId,
+  };
+}
+
+export function readsTime(r: Reads): boolean {
+  return r.context === 'all' || r.context.has('time');
 }

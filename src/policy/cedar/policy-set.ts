@@ -2,7 +2,7 @@ import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import type { DetailedError, PolicyJson, SchemaJson } from '@cedar-policy/cedar-wasm/nodejs';
 import { digestOf, type Digest } from '../../protocol/index.js';
 import type { Manifest } from '../../registry/index.js';
-import { actionsOf, policyDependsOnTime, resourceTypesOfScope, usesVar } from './analyze.js';
+import { actionsOf, NO_READS, readsOf, readsTime, resourceTypesOfScope, unionReads, type AttrSet, type Reads } from './analyze.js';
 import { cedarSchemaOf, CEDAR_NAMESPACE, type ResourceType } from './schema.js';
 import { PolicyLoadError, type PolicyFault } from './load-error.js';
 import { mayApply, type KnownAttributes } from './prune.js';
@@ -22,8 +22,8 @@ export interface LoadedPolicy {
   /** `@reason("...")`: the human reason given when the policy determines a decision. */
   readonly reason: string | null;
   readonly time_dependent: boolean;
-  readonly reads_principal: boolean;
-  readonly reads_resource: boolean;
+  /** What of a request the policy can observe. */
+  readonly reads: Reads;
 }
 
 /** One Cedar request: a call's principal, action, one resource, and the context. */
@@ -48,9 +48,8 @@ interface Partition {
   readonly setId: string | null;
   readonly ids: readonly string[];
   readonly timeDependent: boolean;
-  /** Whether any policy body reads the principal's or the resource's attributes: if not, the entity is not sent. */
-  readonly readsPrincipal: boolean;
-  readonly readsResource: boolean;
+  /** What the subset can observe: only that is sent to Cedar and only that keys the cache. */
+  readonly reads: Reads;
 }
 
 /** Cached decisions per policy set instance; older entries leave first. */
@@ -58,6 +57,15 @@ const CACHE_LIMIT = 8192;
 
 function faultsOf(errors: readonly DetailedError[], policyId: string | null = null): PolicyFault[] {
   return errors.map((e) => ({ policy_id: policyId, message: e.message }));
+}
+
+/** The attributes a subset reads, or `null` when it reads none (nothing is sent). */
+function project<V>(attrs: Readonly<Record<string, V>>, reads: AttrSet): Record<string, V> | null {
+  if (reads === 'all') return { ...attrs };
+  if (reads.size === 0) return null;
+  const out: Record<string, V> = {};
+  for (const k of [...reads].sort()) if (k in attrs) out[k] = attrs[k] as V;
+  return out;
 }
 
 function annotation(p: PolicyJson, key: string): string | undefined {
@@ -96,7 +104,7 @@ export class CedarPolicySet {
   }
 
   #preparse(ids: readonly string[]): Partition {
-    if (ids.length === 0) return { setId: null, ids, timeDependent: false, readsPrincipal: false, readsResource: false };
+    if (ids.length === 0) return { setId: null, ids, timeDependent: false, reads: NO_READS };
     const staticPolicies: Record<string, string> = {};
     for (const id of [...ids].sort()) staticPolicies[id] = (this.policies.get(id) as LoadedPolicy).text;
     // Preparsed sets live in the wasm module's own table, shared by every instance in the
@@ -104,14 +112,8 @@ export class CedarPolicySet {
     const setId = `toolgate:${digestOf(staticPolicies)}`;
     const ok = cedar.preparsePolicySet(setId, { staticPolicies });
     if (ok.type === 'failure') throw new PolicyLoadError('a policy subset does not parse', faultsOf(ok.errors));
-    const some = (f: (p: LoadedPolicy) => boolean): boolean => ids.some((id) => f(this.policies.get(id) as LoadedPolicy));
-    return {
-      setId,
-      ids,
-      timeDependent: some((p) => p.time_dependent),
-      readsPrincipal: some((p) => p.reads_principal),
-      readsResource: some((p) => p.reads_resource),
-    };
+    const reads = ids.map((id) => (this.policies.get(id) as LoadedPolicy).reads).reduce(unionReads, NO_READS);
+    return { setId, ids, timeDependent: readsTime(reads), reads };
   }
 
   /**
@@ -138,9 +140,8 @@ export class CedarPolicySet {
           text,
           requires_approval: json.json.effect === 'permit' && annotation(json.json, 'approval') === 'required',
           reason: annotation(json.json, 'reason') ?? null,
-          time_dependent: policyDependsOnTime(json.json),
-          reads_principal: json.json.conditions.some((c) => usesVar(c.body, 'principal')),
-          reads_resource: json.json.conditions.some((c) => usesVar(c.body, 'resource')),
+          time_dependent: readsTime(readsOf(json.json)),
+          reads: readsOf(json.json),
         });
       });
     }
@@ -197,9 +198,16 @@ export class CedarPolicySet {
       return { decision: 'deny', satisfied: [], errored: [{ id: 'schema', message: `action ${req.action} does not apply to ${req.resource.type} resources` }], cached: false };
     }
     if (partition.setId === null) return { decision: 'deny', satisfied: [], errored: [], cached: false };
-    // JSON.stringify is injective over values: two different requests never share a key (a
-    // request built with its keys in another order only misses the cache).
-    const key = partition.timeDependent ? null : `${partition.setId}\n${JSON.stringify([req.action, req.principal, req.resource, { ...req.context, time: 0 }])}`;
+    const r = partition.reads;
+    const principalAttrs = project(req.principal.attrs, r.principal);
+    const resourceAttrs = project(req.resource.attrs, r.resource);
+    const context = project(req.context, r.context);
+    // The key holds exactly what the subset can observe (its projection of the request), so
+    // requests that differ only in what no policy reads share one decision. JSON.stringify is
+    // injective over values: two different projections never share a key.
+    const key = partition.timeDependent
+      ? null
+      : JSON.stringify([partition.setId, r.principalId ? req.principal.id : null, r.resourceId ? req.resource.id : null, principalAttrs, resourceAttrs, context]);
     if (key !== null) {
       const hit = this.#cache.get(key);
       if (hit) return { ...hit, cached: true };
@@ -207,15 +215,15 @@ export class CedarPolicySet {
     const ns = CEDAR_NAMESPACE;
     const principal = { type: `${ns}::Task`, id: req.principal.id };
     const resource = { type: `${ns}::${req.resource.type}`, id: req.resource.id };
+    // Crossing into wasm costs per value sent: only the attributes the subset reads are sent.
     const entities: cedar.EntityJson[] = [];
-    // Crossing into wasm costs per value sent: entities no policy in the subset reads stay out.
-    if (partition.readsPrincipal) entities.push({ uid: principal, attrs: req.principal.attrs, parents: [] });
-    if (partition.readsResource) entities.push({ uid: resource, attrs: req.resource.attrs, parents: [] });
+    if (principalAttrs !== null) entities.push({ uid: principal, attrs: principalAttrs, parents: [] });
+    if (resourceAttrs !== null) entities.push({ uid: resource, attrs: resourceAttrs, parents: [] });
     const answer = cedar.statefulIsAuthorized({
       principal,
       action: { type: `${ns}::Action`, id: req.action },
       resource,
-      context: req.context,
+      context: context ?? {},
       // Requests are built from the same schema by cedarRequestsOf (a test validates them), and
       // an action/resource pair outside the schema never gets here (no partition): validating
       // every request again would double the cost of a decision.
