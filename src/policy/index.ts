@@ -18,7 +18,7 @@ export {
 } from './grant.js';
 export { CompiledGrant, type CallIdentity, type GrantFault } from './grant-check.js';
 export { attenuate, type Restrictions } from './attenuate.js';
-export { CedarPolicySet, type PolicySource, type LoadedPolicy, type CedarRequest, type CedarVerdict } from './cedar/policy-set.js';
+export { CedarPolicySet, type PolicySetOptions, type PolicySource, type LoadedPolicy, type CedarRequest, type CedarVerdict } from './cedar/policy-set.js';
 export { PolicyLoadError, type PolicyFault } from './cedar/load-error.js';
 export { cedarSchemaOf, CEDAR_NAMESPACE, RESOURCE_TYPES, type ResourceType } from './cedar/schema.js';
 export { cedarRequestsOf } from './cedar/request.js';

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import {
   bindGrant,
   CedarPolicySet,
+  cedarRequestsOf,
   cedarSchemaOf,
   CompiledGrant,
   PolicyAuthorizer,
@@ -12,6 +13,7 @@ import {
   type CedarRequest,
   type TaskGrant,
 } from '../../src/policy/index.js';
+import { PathClassifier } from '../../src/resources/index.js';
 import { A1, fetchOf, NOW, pushOf, readOf, stateFile, T1, testRegistry, writeOf, act } from './fixtures.js';
 
 const manifest = testRegistry().manifest;
@@ -48,6 +50,37 @@ describe('Cedar schema from the registry', () => {
     assert.deepEqual(applies('git.push'), ['Ref', 'Tool']);
     assert.deepEqual(applies('task.note'), ['Tool']);
     assert.deepEqual(Object.keys(ns.entityTypes).sort(), ['Host', 'Path', 'Ref', 'Task', 'Tool']);
+  });
+});
+
+describe('requests built for Cedar', () => {
+  it('pass Cedar request and entity validation against the generated schema for every resource kind', () => {
+    const schema = cedarSchemaOf(manifest);
+    const actions = [
+      ...(['read', 'write', 'create', 'delete', 'execute'] as const).map((access) => act('fs.write', 'write', [{ kind: 'path', path: `.git/x-${access}`, access }])),
+      fetchOf('api.example.com', null),
+      fetchOf('api.example.com', 8443),
+      act('git.push', 'publish', [{ kind: 'ref', ref: 'refs/heads/main', access: 'write' }, { kind: 'ref', ref: 'refs/tags/v1', access: 'read' }]),
+      act('task.note', 'read', []),
+    ];
+    for (const a of actions) {
+      for (const r of cedarRequestsOf(a, subject, A1, NOW, new PathClassifier())) {
+        const answer = cedar.isAuthorized({
+          principal: { type: 'Toolgate::Task', id: r.principal.id },
+          action: { type: 'Toolgate::Action', id: r.action },
+          resource: { type: `Toolgate::${r.resource.type}`, id: r.resource.id },
+          context: r.context,
+          schema,
+          validateRequest: true,
+          policies: { staticPolicies: 'permit (principal, action, resource);' },
+          entities: [
+            { uid: { type: 'Toolgate::Task', id: r.principal.id }, attrs: r.principal.attrs, parents: [] },
+            { uid: { type: `Toolgate::${r.resource.type}`, id: r.resource.id }, attrs: r.resource.attrs, parents: [] },
+          ],
+        });
+        assert.equal(answer.type, 'success', `${a.tool} ${r.resource.type} ${r.resource.id}: ${JSON.stringify(answer)}`);
+      }
+    }
   });
 });
 

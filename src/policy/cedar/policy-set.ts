@@ -52,8 +52,13 @@ interface Partition {
   readonly reads: Reads;
 }
 
-/** Cached decisions per policy set instance; older entries leave first. */
-const CACHE_LIMIT = 8192;
+/** Cached decisions per policy set instance by default; older entries leave first. */
+const DEFAULT_CACHE_SIZE = 8192;
+
+export interface PolicySetOptions {
+  /** Decisions kept in the cache; 0 turns the cache off. Default 8192. */
+  readonly cacheSize?: number;
+}
 
 function faultsOf(errors: readonly DetailedError[], policyId: string | null = null): PolicyFault[] {
   return errors.map((e) => ({ policy_id: policyId, message: e.message }));
@@ -89,8 +94,16 @@ export class CedarPolicySet {
   /** Preparsed subsets per action, resource type and known attributes, built on first use. */
   readonly #partitions = new Map<string, Partition>();
   readonly #cache = new Map<string, Omit<CedarVerdict, 'cached'>>();
+  readonly #cacheSize: number;
 
-  private constructor(policies: Map<string, LoadedPolicy>, parsed: Map<string, PolicyJson>, schema: SchemaJson<string>, actionTypes: Map<string, ResourceType[]>) {
+  private constructor(
+    policies: Map<string, LoadedPolicy>,
+    parsed: Map<string, PolicyJson>,
+    schema: SchemaJson<string>,
+    actionTypes: Map<string, ResourceType[]>,
+    options: PolicySetOptions,
+  ) {
+    this.#cacheSize = Math.max(0, options.cacheSize ?? DEFAULT_CACHE_SIZE);
     this.policies = policies;
     this.schema = schema;
     this.version = digestOf([...policies.values()].map((p) => [p.id, p.text]).sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1)));
@@ -120,7 +133,7 @@ export class CedarPolicySet {
    * Parses and strictly validates the policies against the schema generated from `manifest`.
    * Any parse or validation error refuses the whole set: a policy never silently drops out.
    */
-  static load(manifest: Manifest, sources: readonly PolicySource[]): CedarPolicySet {
+  static load(manifest: Manifest, sources: readonly PolicySource[], options: PolicySetOptions = {}): CedarPolicySet {
     const schema = cedarSchemaOf(manifest);
     const policies = new Map<string, LoadedPolicy>();
     const parsed = new Map<string, PolicyJson>();
@@ -158,7 +171,7 @@ export class CedarPolicySet {
     for (const [name, def] of Object.entries(schema[CEDAR_NAMESPACE]?.actions ?? {})) {
       actionTypes.set(name, (def.appliesTo?.resourceTypes ?? []) as ResourceType[]);
     }
-    return new CedarPolicySet(policies, parsed, schema, actionTypes);
+    return new CedarPolicySet(policies, parsed, schema, actionTypes, options);
   }
 
   /** Ids of the policies whose scope can match an action on a resource type. */
@@ -205,7 +218,7 @@ export class CedarPolicySet {
     // The key holds exactly what the subset can observe (its projection of the request), so
     // requests that differ only in what no policy reads share one decision. JSON.stringify is
     // injective over values: two different projections never share a key.
-    const key = partition.timeDependent
+    const key = partition.timeDependent || this.#cacheSize === 0
       ? null
       : JSON.stringify([partition.setId, r.principalId ? req.principal.id : null, r.resourceId ? req.resource.id : null, principalAttrs, resourceAttrs, context]);
     if (key !== null) {
@@ -243,7 +256,7 @@ export class CedarPolicySet {
       };
     }
     if (key !== null) {
-      if (this.#cache.size >= CACHE_LIMIT) this.#cache.delete(this.#cache.keys().next().value as string);
+      if (this.#cache.size >= this.#cacheSize) this.#cache.delete(this.#cache.keys().next().value as string);
       this.#cache.set(key, verdict);
     }
     return { ...verdict, cached: false };
