@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ToolgateError } from '../protocol/index.js';
+import { approvalsCommand, approveCommand, denyCommand } from './approvals.js';
 import { auditCommand } from './audit.js';
 import { callCommand } from './call.js';
 import { receiptsCommand } from './receipts.js';
@@ -8,7 +9,7 @@ import { registryCommand } from './registry.js';
 import { UsageError, type Command, type Io } from './usage.js';
 
 /** The one list of commands. */
-export const COMMANDS: readonly Command[] = [callCommand, receiptsCommand, auditCommand, reconcileCommand, registryCommand];
+export const COMMANDS: readonly Command[] = [callCommand, receiptsCommand, approvalsCommand, approveCommand, denyCommand, auditCommand, reconcileCommand, registryCommand];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
