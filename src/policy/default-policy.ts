@@ -19,6 +19,11 @@ when { context.effect == "read" && resource.access == "read" };
 permit (principal, action, resource is Toolgate::Path)
 when { ["write", "execute"].contains(context.effect) };
 
+@id("default.local-refs")
+@reason("reading refs and moving local branches are allowed (the grant lists which refs)")
+permit (principal, action, resource is Toolgate::Ref)
+when { ["read", "write"].contains(context.effect) };
+
 @id("default.tool-only")
 @reason("calls that name no resource are allowed for local effect classes")
 permit (principal, action, resource is Toolgate::Tool)
