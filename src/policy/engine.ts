@@ -2,7 +2,7 @@ import type { AttemptId, NormalizedAction, TaskId } from '../protocol/index.js';
 import type { Manifest } from '../registry/index.js';
 import type { PathClassifier } from '../resources/index.js';
 import { PolicyAuthorizer } from './authorizer.js';
-import { BudgetGate, DEFAULT_ESTIMATE, type BudgetReservation } from './budgets.js';
+import { BudgetGate, type AdmitOptions, type BudgetReservation } from './budgets.js';
 import { CedarPolicySet, type PolicySource } from './cedar/policy-set.js';
 import type { PolicyDecision } from './decision.js';
 import { DEFAULT_POLICY_SOURCE } from './default-policy.js';
@@ -80,9 +80,9 @@ export class PolicyEngine {
     return this.authorizer.authorize(action, this.grantFor(call.task_id), call);
   }
 
-  /** Admit stage: reserves the estimate; throws `budget_exhausted`. */
-  admit(task_id: TaskId, now: number, estimate: Usage = DEFAULT_ESTIMATE): BudgetReservation {
-    return this.budgets.admit(this.grantFor(task_id), task_id, now, estimate);
+  /** Admit stage: reserves the estimate (one call by default); throws `budget_exhausted`. */
+  admit(task_id: TaskId, now: number, opts: AdmitOptions = {}): BudgetReservation {
+    return this.budgets.admit(this.grantFor(task_id), task_id, now, opts);
   }
 
   /** Commit: charges the actual usage. */

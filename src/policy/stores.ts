@@ -67,10 +67,22 @@ export interface BudgetUsageRow {
 
 export interface BudgetStore {
   /**
-   * Atomically checks every dimension against `limits` (used + reserved + requested) and the
-   * sliding-minute call rate, then records the reservation. Nothing is recorded on refusal.
+   * Atomically releases the task's abandoned reservations, checks every dimension against
+   * `limits` (used + reserved + requested) and the sliding-minute call rate, then records the
+   * reservation. Nothing new is recorded on refusal.
    */
-  reserve(req: { readonly id: string; readonly task_id: TaskId; readonly limits: BudgetLimits; readonly amounts: Usage; readonly now: number }): ReserveResult;
+  reserve(req: {
+    readonly id: string;
+    readonly task_id: TaskId;
+    readonly limits: BudgetLimits;
+    readonly amounts: Usage;
+    readonly now: number;
+    /**
+     * Epoch ms after which an unsettled reservation is abandoned (its call's deadline): a
+     * runtime that crashed between admission and commit does not hold the budget forever.
+     */
+    readonly expires_at: number;
+  }): ReserveResult;
   /** Replaces the reservation with the actual usage. Idempotent: a settled reservation stays settled. */
   settle(id: string, actual: Usage): void;
   /** Drops the reservation without charging anything (the call never ran). */

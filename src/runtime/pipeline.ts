@@ -96,7 +96,7 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
       throw new ToolgateError('deadline_expired', 'the deadline passed before the call was admitted', { deadline: new Date(deadline).toISOString(), phase: 'admission' });
     }
     // budgets: reserved now, settled with the actual usage once the call has run
-    reservation = parts.policy.admit(env.task_id, Date.now());
+    reservation = parts.policy.admit(env.task_id, Date.now(), { expires_at: deadline });
     release = await parts.admission.acquire(scope.signal);
     draft.queued_ms = Date.now() - arrived;
 

@@ -38,11 +38,11 @@ describe('budgets: reserve at admission, settle at commit', () => {
   it('settles with actual usage, not the estimate; a released reservation charges nothing', () => {
     const { gate: g } = gate();
     const grant = grantWith({ bytes_read: 1000, calls: 10 });
-    const r = g.admit(grant, T1, NOW, { calls: 1, bytes_read: 600 });
-    exhausted(() => g.admit(grant, T1, NOW, { calls: 1, bytes_read: 600 }), 'bytes_read');
+    const r = g.admit(grant, T1, NOW, { estimate: { calls: 1, bytes_read: 600 } });
+    exhausted(() => g.admit(grant, T1, NOW, { estimate: { calls: 1, bytes_read: 600 } }), 'bytes_read');
     g.settle(r, { bytes_read: 100 });
     assert.deepEqual(g.usage(T1).bytes_read, { used: 100, reserved: 0 });
-    const r2 = g.admit(grant, T1, NOW, { calls: 1, bytes_read: 600 });
+    const r2 = g.admit(grant, T1, NOW, { estimate: { calls: 1, bytes_read: 600 } });
     g.release(r2);
     assert.deepEqual(g.usage(T1).bytes_read, { used: 100, reserved: 0 });
     assert.deepEqual(g.usage(T1).calls, { used: 1, reserved: 0 });
@@ -50,7 +50,7 @@ describe('budgets: reserve at admission, settle at commit', () => {
 
   it('settling twice charges once', () => {
     const { gate: g } = gate();
-    const r = g.admit(grantWith({ cost: 10 }), T1, NOW, { calls: 1, cost: 3 });
+    const r = g.admit(grantWith({ cost: 10 }), T1, NOW, { estimate: { calls: 1, cost: 3 } });
     g.settle(r, { cost: 4 });
     g.settle(r, { cost: 4 });
     g.release(r);
@@ -60,11 +60,11 @@ describe('budgets: reserve at admission, settle at commit', () => {
   it('an overrun at commit is recorded and refuses the next call that needs the dimension', () => {
     const { gate: g } = gate();
     const grant = grantWith({ bytes_written: 100, wall_ms: 1000, cpu_ms: 50 });
-    g.settle(g.admit(grant, T1, NOW, { calls: 1, bytes_written: 0, wall_ms: 0, cpu_ms: 0 }), { bytes_written: 150, wall_ms: 10, cpu_ms: 50 });
-    exhausted(() => g.admit(grant, T1, NOW, { calls: 1, bytes_written: 0 }), 'bytes_written');
-    exhausted(() => g.admit(grant, T1, NOW, { calls: 1, cpu_ms: 0 }), 'cpu_ms');
+    g.settle(g.admit(grant, T1, NOW, { estimate: { calls: 1, bytes_written: 0, wall_ms: 0, cpu_ms: 0 } }), { bytes_written: 150, wall_ms: 10, cpu_ms: 50 });
+    exhausted(() => g.admit(grant, T1, NOW, { estimate: { calls: 1, bytes_written: 0 } }), 'bytes_written');
+    exhausted(() => g.admit(grant, T1, NOW, { estimate: { calls: 1, cpu_ms: 0 } }), 'cpu_ms');
     // a call that does not name the dimension (a read) is not refused by it
-    g.release(g.admit(grant, T1, NOW, { calls: 1, wall_ms: 0 }));
+    g.release(g.admit(grant, T1, NOW, { estimate: { calls: 1, wall_ms: 0 } }));
   });
 
   it('calls_per_minute counts admissions in a sliding minute', () => {
@@ -107,6 +107,25 @@ describe('budgets: reserve at admission, settle at commit', () => {
     } finally {
       other.close();
     }
+  });
+
+  it('a reservation never settled (its runtime crashed) is abandoned after its deadline and stops holding the budget', () => {
+    const { gate: g } = gate();
+    const grant = grantWith({ calls: 1 });
+    g.admit(grant, T1, NOW, { expires_at: NOW + 1000 });
+    exhausted(() => g.admit(grant, T1, NOW + 999), 'calls');
+    const later = g.admit(grant, T1, NOW + 1000);
+    assert.deepEqual(g.usage(T1).calls, { used: 0, reserved: 1 });
+    g.settle(later, {});
+    assert.deepEqual(g.usage(T1).calls, { used: 1, reserved: 0 });
+  });
+
+  it('a grant without a budget reserves and records nothing', () => {
+    const { gate: g } = gate();
+    const r = g.admit(grantWith(undefined), T1, NOW);
+    assert.equal(r.id, null);
+    g.settle(r, { bytes_read: 10 });
+    assert.deepEqual(g.usage(T1).calls, { used: 0, reserved: 0 });
   });
 
   it('usage survives a restart', () => {

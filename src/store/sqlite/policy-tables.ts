@@ -55,9 +55,11 @@ CREATE TABLE IF NOT EXISTS policy_budget_reservations (
   id TEXT PRIMARY KEY,
   task_id TEXT NOT NULL,
   amounts_json TEXT NOT NULL,
-  state TEXT NOT NULL CHECK (state IN ('reserved', 'settled', 'released')),
-  created_at INTEGER NOT NULL
+  state TEXT NOT NULL CHECK (state IN ('reserved', 'settled', 'released', 'abandoned')),
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS policy_budget_reservations_open ON policy_budget_reservations(task_id, state, expires_at);
 CREATE TABLE IF NOT EXISTS policy_call_times (
   task_id TEXT NOT NULL,
   at INTEGER NOT NULL
@@ -199,11 +201,12 @@ class SqliteBudgetStore implements BudgetStore {
   readonly #rate: Statement<[string, number], { n: number }>;
   readonly #stamp: Statement<[string, number]>;
   readonly #prune: Statement<[string, number]>;
-  readonly #insertReservation: Statement<[string, string, string, number]>;
+  readonly #insertReservation: Statement<[string, string, string, number, number]>;
+  readonly #abandoned: Statement<[string, number], { id: string }>;
   readonly #reservation: Statement<[string], { task_id: string; amounts_json: string; state: string }>;
   readonly #close: Statement<[string, string]>;
   readonly #reserve: Transaction<(req: Parameters<BudgetStore['reserve']>[0]) => ReserveResult>;
-  readonly #finish: Transaction<(id: string, actual: Usage | null) => void>;
+  readonly #finish: Transaction<(id: string, actual: Usage | null, state?: 'abandoned') => void>;
 
   constructor(db: Database) {
     this.#usage = db.prepare('SELECT dimension, used, reserved FROM policy_budget_usage WHERE task_id = ?');
@@ -214,21 +217,27 @@ class SqliteBudgetStore implements BudgetStore {
     this.#rate = db.prepare('SELECT count(*) AS n FROM policy_call_times WHERE task_id = ? AND at > ?');
     this.#stamp = db.prepare('INSERT INTO policy_call_times (task_id, at) VALUES (?, ?)');
     this.#prune = db.prepare('DELETE FROM policy_call_times WHERE task_id = ? AND at <= ?');
-    this.#insertReservation = db.prepare("INSERT INTO policy_budget_reservations (id, task_id, amounts_json, state, created_at) VALUES (?, ?, ?, 'reserved', ?)");
+    this.#insertReservation = db.prepare(
+      "INSERT INTO policy_budget_reservations (id, task_id, amounts_json, state, created_at, expires_at) VALUES (?, ?, ?, 'reserved', ?, ?)",
+    );
+    this.#abandoned = db.prepare("SELECT id FROM policy_budget_reservations WHERE task_id = ? AND state = 'reserved' AND expires_at <= ?");
     this.#reservation = db.prepare('SELECT task_id, amounts_json, state FROM policy_budget_reservations WHERE id = ?');
     this.#close = db.prepare("UPDATE policy_budget_reservations SET state = ? WHERE id = ? AND state = 'reserved'");
     this.#reserve = db.transaction((req) => this.#tryReserve(req));
-    this.#finish = db.transaction((id: string, actual: Usage | null) => {
-      const r = this.#reservation.get(id);
-      if (!r || r.state !== 'reserved') return;
-      const amounts = JSON.parse(r.amounts_json) as Usage;
-      for (const d of BUDGET_DIMENSIONS) {
-        const held = amounts[d] ?? 0;
-        const spent = actual?.[d] ?? 0;
-        if (held !== 0 || spent !== 0) this.#add.run({ task: r.task_id, dim: d, used: spent, reserved: -held });
-      }
-      this.#close.run(actual === null ? 'released' : 'settled', id);
-    });
+    this.#finish = db.transaction((id: string, actual: Usage | null, state?: 'abandoned') => this.#closeReservation(id, actual, state));
+  }
+
+  /** Returns the reservation's amounts and charges `actual` (nothing when released or abandoned). */
+  #closeReservation(id: string, actual: Usage | null, state?: 'abandoned'): void {
+    const r = this.#reservation.get(id);
+    if (!r || r.state !== 'reserved') return;
+    const amounts = JSON.parse(r.amounts_json) as Usage;
+    for (const d of BUDGET_DIMENSIONS) {
+      const held = amounts[d] ?? 0;
+      const spent = actual?.[d] ?? 0;
+      if (held !== 0 || spent !== 0) this.#add.run({ task: r.task_id, dim: d, used: spent, reserved: -held });
+    }
+    this.#close.run(state ?? (actual === null ? 'released' : 'settled'), id);
   }
 
   #rows(task: string): Map<string, BudgetUsageRow> {
@@ -236,6 +245,7 @@ class SqliteBudgetStore implements BudgetStore {
   }
 
   #tryReserve(req: Parameters<BudgetStore['reserve']>[0]): ReserveResult {
+    for (const { id } of this.#abandoned.all(req.task_id, req.now)) this.#closeReservation(id, null, 'abandoned');
     const rows = this.#rows(req.task_id);
     for (const d of BUDGET_DIMENSIONS) {
       const limit = req.limits[d];
@@ -256,7 +266,7 @@ class SqliteBudgetStore implements BudgetStore {
       const amount = req.amounts[d] ?? 0;
       if (amount !== 0) this.#add.run({ task: req.task_id, dim: d, used: 0, reserved: amount });
     }
-    this.#insertReservation.run(req.id, req.task_id, JSON.stringify(req.amounts), req.now);
+    this.#insertReservation.run(req.id, req.task_id, JSON.stringify(req.amounts), req.now, req.expires_at);
     return { ok: true };
   }
 
