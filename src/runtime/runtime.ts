@@ -10,7 +10,7 @@ import {
   type ReceiptId,
   type TaskId,
 } from '../protocol/index.js';
-import { Registry, type AnyTool } from '../registry/index.js';
+import { Registry, type AnyTool, type ReceiptLookup } from '../registry/index.js';
 import { Workspace } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
 import { POLICY_MIGRATIONS, SqliteStore, sqlitePolicyStores, type EffectRecord, type MigrationSet } from '../store/index.js';
@@ -72,6 +72,7 @@ export interface RuntimeParts {
   readonly artifacts: ArtifactStore;
   readonly tokenKey: Buffer;
   readonly resolver: Resolver;
+  readonly receiptLookup: ReceiptLookup;
   readonly policy: PolicyEngine;
   readonly environment: string | undefined;
   readonly admission: Admission;
@@ -119,6 +120,7 @@ export class Runtime {
         artifacts: new ArtifactStore(join(stateDir, 'artifacts')),
         tokenKey: loadTokenKey(stateDir),
         resolver: new Resolver(registry, store),
+        receiptLookup: { get: (id) => store.getReceipt(id) },
         policy,
         environment: opts.environment,
         admission: new Admission(opts.concurrency ?? 8),

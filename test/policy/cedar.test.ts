@@ -44,7 +44,9 @@ describe('Cedar schema from the registry', () => {
     const ns = cedarSchemaOf(manifest)['Toolgate'];
     assert.ok(ns);
     const applies = (n: string): string[] | undefined => ns.actions[n]?.appliesTo?.resourceTypes;
-    assert.deepEqual(Object.keys(ns.actions).sort(), ['fs.read', 'fs.write', 'git.push', 'net.fetch', 'task.note']);
+    const names = [...new Set(manifest.tools.map((t) => t.name))].sort();
+    assert.deepEqual(Object.keys(ns.actions).sort(), names);
+    assert.ok(names.includes('fs.read') && names.includes('net.fetch'));
     assert.deepEqual(applies('fs.read'), ['Path', 'Tool']);
     assert.deepEqual(applies('net.fetch'), ['Host', 'Tool']);
     assert.deepEqual(applies('git.push'), ['Ref', 'Tool']);

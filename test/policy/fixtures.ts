@@ -31,11 +31,10 @@ function fakeTool(name: string, effect: EffectClass, capabilities: CapabilityDim
   }) as unknown as AnyTool;
 }
 
-/** fs.read (the real tool) plus fs.write, net.fetch, git.push and task.note (no resources). */
+/** The built-in tools (fs.read, fs.write, …) plus net.fetch, git.push and task.note (no resources). */
 export function testRegistry(): Registry {
   return new Registry([
     ...builtinTools(),
-    fakeTool('fs.write', 'write', ['fs.write']),
     fakeTool('net.fetch', 'network', ['network']),
     fakeTool('git.push', 'publish', ['git']),
     fakeTool('task.note', 'read', []),
