@@ -7,8 +7,10 @@ import { CedarPolicySet, type PolicySource } from './cedar/policy-set.js';
 import type { PolicyDecision } from './decision.js';
 import { DEFAULT_POLICY_SOURCE } from './default-policy.js';
 import { CompiledGrant, type CallIdentity } from './grant-check.js';
-import { bindGrant, DEFAULT_GRANT, type TaskGrant } from './grant.js';
+import { bindGrant, DEFAULT_GRANT, type Grant, type TaskGrant } from './grant.js';
 import type { PolicyStores, Usage } from './stores.js';
+
+const COMPILED_GRANTS_KEPT = 1024;
 
 export interface PolicyEngineOptions {
   /** The registry revision the Cedar schema is generated from (all versions of every tool). */
@@ -36,7 +38,7 @@ export class PolicyEngine {
   readonly #spec: TaskGrant;
   readonly #tenant: string;
   readonly #principal: string;
-  /** Compiled grants by task; bounded by the tasks this runtime instance serves. */
+  /** Compiled grants of recently active tasks (the store holds them all). */
   readonly #compiled = new Map<string, CompiledGrant>();
 
   constructor(opts: PolicyEngineOptions) {
@@ -70,7 +72,20 @@ export class PolicyEngine {
     const issued = this.#stores.grants.putGrantIfAbsent(
       bindGrant(this.#spec, { tenant: this.#tenant, principal: this.#principal, task_id, attempt_id: null, cancellation_epoch: 0 }),
     );
-    const compiled = new CompiledGrant(issued);
+    return this.#remember(task_id, new CompiledGrant(issued));
+  }
+
+  /**
+   * Issues a given grant (e.g. `attenuate(parentGrant, restrictions, subtaskSubject)`) to the
+   * task it is bound to, unless that task already has one; returns the grant in force.
+   */
+  issueGrant(grant: Grant): CompiledGrant {
+    const issued = this.#stores.grants.putGrantIfAbsent(grant);
+    return this.#remember(issued.subject.task_id, new CompiledGrant(issued));
+  }
+
+  #remember(task_id: TaskId, compiled: CompiledGrant): CompiledGrant {
+    if (this.#compiled.size >= COMPILED_GRANTS_KEPT) this.#compiled.delete(this.#compiled.keys().next().value as string);
     this.#compiled.set(task_id, compiled);
     return compiled;
   }
