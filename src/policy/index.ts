@@ -26,7 +26,6 @@ export { PolicyAuthorizer, type PolicyAuthorizerOptions } from './authorizer.js'
 export { decisionError, type PolicyDecision, type RefusalCode } from './decision.js';
 export { ApprovalDesk, type ApprovalState } from './approvals.js';
 export { BudgetGate, DEFAULT_ESTIMATE, type AdmitOptions, type BudgetReservation } from './budgets.js';
-export { GrantAuthorizer, SPINE_POLICY_VERSION } from './spine-authorizer.js';
 export type {
   ApprovalRecord,
   ApprovalStatus,
