@@ -43,7 +43,7 @@ export interface ApprovalStore {
    * or `undefined` when it is not pending (already decided) or has lapsed.
    */
   decideApproval(id: string, decision: { status: 'approved' | 'denied'; by: string; at: number; expires_at: number }): ApprovalRecord | undefined;
-  listApprovals(filter: { status?: ApprovalStatus; task?: TaskId; now?: number }): ApprovalRecord[];
+  listApprovals(filter: { status?: ApprovalStatus; task?: TaskId }): ApprovalRecord[];
 }
 
 /** Amounts per budget dimension; absent = 0. */
