@@ -9,7 +9,7 @@ import { parseStage, taskOf } from './stages/parse.js';
 import { validateStage } from './stages/validate.js';
 import { normalizeStage } from './stages/normalize.js';
 import { authorizeStage, enforceDecision } from './stages/authorize.js';
-import { usageOf } from './stages/budget.js';
+import { estimateOf, usageOf } from './stages/budget.js';
 import type { BudgetReservation } from '../policy/index.js';
 import { claimStage, effectKeyOf } from './stages/claim.js';
 import { executeStage, type Executed } from './stages/execute.js';
@@ -96,7 +96,7 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
       throw new ToolgateError('deadline_expired', 'the deadline passed before the call was admitted', { deadline: new Date(deadline).toISOString(), phase: 'admission' });
     }
     // budgets: reserved now, settled with the actual usage once the call has run
-    reservation = parts.policy.admit(env.task_id, Date.now(), { expires_at: deadline });
+    reservation = parts.policy.admit(env.task_id, Date.now(), { estimate: estimateOf(action), expires_at: deadline });
     release = await parts.admission.acquire(scope.signal);
     draft.queued_ms = Date.now() - arrived;
 
@@ -152,7 +152,7 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
     draft.error = err.toBody();
   } finally {
     if (reservation) {
-      if (executed) parts.policy.settle(reservation, usageOf(executed, executedMs));
+      if (executed && draft.normalized_action) parts.policy.settle(reservation, usageOf(draft.normalized_action, executed, executedMs));
       else parts.policy.release(reservation);
     }
     release?.();

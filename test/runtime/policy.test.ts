@@ -130,3 +130,27 @@ test('a policy that fails strict validation stops the runtime from starting, and
     dirs.cleanup();
   }
 });
+
+test('bytes budgets: bytes handed back by reads and bytes written are settled, and refuse the next call that needs them', async () => {
+  const p = setup({ grant: { tools: ['fs.*'], effects: ['read', 'write'], read: ['**'], write: ['**'], budget: { bytes_read: 50, bytes_written: 10 } } });
+  try {
+    writeFileSync(join(p.dirs.workspace, 'src', 'big.txt'), 'x'.repeat(200));
+    assert.equal((await p.rt.call(envelope('fs.read', { path: 'src/big.txt' }))).status, 'succeeded');
+    const usage = p.rt.policy.budgets.usage('task-1' as never);
+    assert.ok(usage.bytes_read.used > 200, `bytes_read used ${usage.bytes_read.used}`);
+    const second = await p.rt.call(envelope('fs.read', { path: 'src/a.ts' }));
+    assert.equal(second.error?.code, 'budget_exhausted');
+    assert.equal(second.error?.data['dimension'], 'bytes_read');
+
+    const w = await p.rt.call(envelope('fs.write', { path: 'src/out.txt', content: 'y'.repeat(100) }, { task_id: 'task-w' }));
+    assert.equal(w.status, 'succeeded', JSON.stringify(w.error));
+    assert.equal(p.rt.policy.budgets.usage('task-w' as never).bytes_written.used, 100);
+    const w2 = await p.rt.call(envelope('fs.write', { path: 'src/out2.txt', content: 'z' }, { task_id: 'task-w' }));
+    assert.equal(w2.error?.code, 'budget_exhausted');
+    assert.equal(w2.error?.data['dimension'], 'bytes_written');
+    // a read in the same task is not refused for written bytes
+    assert.equal((await p.rt.call(envelope('fs.read', { path: 'src/a.ts' }, { task_id: 'task-w' }))).status, 'succeeded');
+  } finally {
+    await p.done();
+  }
+});
