@@ -82,7 +82,7 @@ function annotation(p: PolicyJson, key: string): string | undefined {
  * preparsed subset holding only the policies whose scope can match its action and resource
  * type and whose conditions are not already false for its effect class (and a path's access
  * and class), so a decision evaluates a handful of policies, not the whole set. Decisions that
- * cannot depend on time are cached by the canonical request.
+ * cannot depend on time are cached by the part of the request the subset's policies read.
  */
 export class CedarPolicySet {
   readonly version: Digest;
