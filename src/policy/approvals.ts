@@ -22,7 +22,7 @@ export class ApprovalDesk {
    * The approval that applies to this binding now: an unexpired decision, else the open
    * request, else a new request.
    */
-  settle(binding: ApprovalBinding, action: NormalizedAction, why: { reasons: readonly string[]; determining: readonly string[] }, now: number): ApprovalRecord {
+  requestOrFind(binding: ApprovalBinding, action: NormalizedAction, why: { reasons: readonly string[]; determining: readonly string[] }, now: number): ApprovalRecord {
     const found = this.#store.findApproval(binding);
     if (found && now < found.expires_at) return found;
     const record: ApprovalRecord = {

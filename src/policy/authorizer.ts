@@ -54,7 +54,7 @@ export class PolicyAuthorizer {
     if (deny.reasons.length > 0) return this.#refuse(call, base, deny);
     if (ask.reasons.length === 0) return { outcome: 'allow', code: null, approval_id: null, reasons: [], determining: [], ...base };
 
-    const approval = this.approvals.settle({ task_id: call.task_id, ...base }, action, ask, call.now);
+    const approval = this.approvals.requestOrFind({ task_id: call.task_id, ...base }, action, ask, call.now);
     switch (approval.status) {
       case 'approved':
         return { outcome: 'allow', code: null, approval_id: approval.id, reasons: [`approved by ${approval.decided_by ?? 'unknown'}`], determining: [`approval:${approval.id}`], ...base };

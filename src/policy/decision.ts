@@ -30,6 +30,6 @@ export function decisionError(d: PolicyDecision): ToolgateError | null {
     case 'approval_required':
       return new ToolgateError('approval_required', `approval ${d.approval_id ?? ''} required: ${d.reasons.join('; ')}`, data);
     case 'repeated_denial':
-      return new ToolgateError('repeated_denial', `refused without evaluation: ${d.reasons.join('; ')}`, data);
+      return new ToolgateError('repeated_denial', `refused: ${d.reasons.join('; ')}`, data);
   }
 }
