@@ -1,11 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { newTaskId, PROTOCOL_VERSION } from '../protocol/index.js';
 import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
-import { openRuntime } from './open-runtime.js';
 import { UsageError, type Command } from './usage.js';
-import { readGrantFile, readPolicyFiles } from './policy-files.js';
-import { PolicyLoadError } from '../policy/index.js';
-import type { Runtime } from '../runtime/index.js';
+import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS } from './policy-files.js';
 
 export const callCommand: Command = {
   name: 'call',
@@ -23,11 +20,9 @@ Options:
   --idempotency-key K     key of the logical effect; a repeat returns the stored receipt
   --logical-effect-id ID  logical effect id
   --deadline-ms N         deadline, N ms from now (covers queueing and execution)
-  --grant FILE            grant file issued to a new task (schemas/grant.schema.json; default:
-                          the default grant of docs/policy.md). A task keeps the grant of its first call.
-  --policy FILE           Cedar policy file, validated strictly at start (repeatable; default:
-                          policies/default.cedar). A refused call exits 1 with error.code
-                          policy_denied, approval_required, repeated_denial or budget_exhausted.
+${policyHelp(26)}
+                          A refused call exits 1 with error.code policy_denied,
+                          approval_required, repeated_denial or budget_exhausted.
   --workspace DIR         workspace root (default: current directory)
   --state-dir DIR         state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)`,
   async run(argv, io) {
@@ -39,8 +34,7 @@ Options:
       'idempotency-key': { type: 'string' },
       'logical-effect-id': { type: 'string' },
       'deadline-ms': { type: 'string' },
-      grant: { type: 'string' },
-      policy: { type: 'string', multiple: true },
+      ...POLICY_OPTIONS,
     });
     if (values.help) {
       io.out(this.help);
@@ -78,15 +72,7 @@ Options:
         ...(deadlineMs !== undefined ? { deadline: new Date(Date.now() + deadlineMs).toISOString() } : {}),
       };
     }
-    const grant = values.grant !== undefined ? readGrantFile(values.grant) : undefined;
-    const policies = values.policy !== undefined ? readPolicyFiles(values.policy) : undefined;
-    let rt: Runtime;
-    try {
-      rt = openRuntime(values, { ...(grant ? { grant } : {}), ...(policies ? { policies } : {}) });
-    } catch (e) {
-      if (PolicyLoadError.isInstance(e)) throw new UsageError(`--policy: ${e.message}`);
-      throw e;
-    }
+    const rt = openRuntimeWithPolicy(values);
     const controller = new AbortController();
     const onSignal = (): void => controller.abort();
     process.once('SIGINT', onSignal);

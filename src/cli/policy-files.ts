@@ -1,7 +1,43 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { GrantFileError, parseGrantFile, type PolicySource, type TaskGrant } from '../policy/index.js';
+import { GrantFileError, parseGrantFile, PolicyLoadError, type PolicySource, type TaskGrant } from '../policy/index.js';
+import type { Runtime, RuntimeOptions } from '../runtime/index.js';
+import { openRuntime } from './open-runtime.js';
 import { UsageError } from './usage.js';
+
+/** Options of the commands that run calls: the grant a new task is issued and the policy files. */
+export const POLICY_OPTIONS = {
+  grant: { type: 'string' },
+  policy: { type: 'string', multiple: true },
+} as const;
+
+/** Help lines for POLICY_OPTIONS, the descriptions starting at column `width`. */
+export function policyHelp(width: number): string {
+  const line = (flag: string, text: string[]): string =>
+    [`  ${flag.padEnd(width - 2)}${text[0] ?? ''}`, ...text.slice(1).map((t) => `${' '.repeat(width)}${t}`)].join('\n');
+  return [
+    line('--grant FILE', ['grant file issued to each new task (schemas/grant.schema.json; default:', 'the default grant of docs/policy.md). A task keeps the grant of its first call.']),
+    line('--policy FILE', ['Cedar policy file, validated strictly at start (repeatable; default:', 'policies/default.cedar)']),
+  ].join('\n');
+}
+
+/**
+ * Opens a runtime with the grant and policy files the command was given. A bad grant file or
+ * a policy set that fails strict validation is a usage error.
+ */
+export function openRuntimeWithPolicy(
+  values: { workspace?: string | undefined; 'state-dir'?: string | undefined; grant?: string | undefined; policy?: string[] | undefined },
+  extra: Partial<RuntimeOptions> = {},
+): Runtime {
+  const grant = values.grant !== undefined ? readGrantFile(values.grant) : undefined;
+  const policies = values.policy !== undefined ? readPolicyFiles(values.policy) : undefined;
+  try {
+    return openRuntime(values, { ...extra, ...(grant ? { grant } : {}), ...(policies ? { policies } : {}) });
+  } catch (e) {
+    if (PolicyLoadError.isInstance(e)) throw new UsageError(`--policy: ${e.message}`);
+    throw e;
+  }
+}
 
 /** Reads `--grant FILE`: JSON checked against the grant schema; faults are usage errors. */
 export function readGrantFile(path: string): TaskGrant {

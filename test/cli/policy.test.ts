@@ -85,3 +85,21 @@ test('call --grant narrows what a task may read; a bad grant or policy file is a
     d.cleanup();
   }
 });
+
+test('serve takes the same --grant and --policy: a policy that fails validation stops it before it serves', () => {
+  const d = tempDirs();
+  try {
+    const badPolicy = join(d.base, 'bad.cedar');
+    writeFileSync(badPolicy, 'permit (principal, action, resource) when { resource.size > 1 };');
+    const r = spawnSync(process.execPath, [BIN, 'serve', '--stdio', '--policy', badPolicy, '--state-dir', d.state], { cwd: d.workspace, encoding: 'utf8', input: '' });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--policy: .*strict validation/);
+    assert.equal(r.stdout, '');
+    const grant = join(d.base, 'g.json');
+    writeFileSync(grant, JSON.stringify({ tools: ['fs.read'], effects: ['read'], read: ['**'] }));
+    const ok = spawnSync(process.execPath, [BIN, 'serve', '--stdio', '--grant', grant, '--state-dir', d.state], { cwd: d.workspace, encoding: 'utf8', input: '' });
+    assert.equal(ok.status, 0, ok.stderr);
+  } finally {
+    d.cleanup();
+  }
+});
