@@ -76,7 +76,7 @@ export function receiptDigest(body: ReceiptBody): Digest {
 
 export function sealReceipt(body: ReceiptBody): Receipt {
   const digest = receiptDigest(body);
-  return { ...body, receipt_id: receiptIdOf(digest), digest, replay: false };
+  return { receipt_id: receiptIdOf(digest), ...body, digest, replay: false };
 }
 
 export function receiptIdOf(digest: Digest): ReceiptId {

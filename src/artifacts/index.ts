@@ -1,0 +1,1 @@
+export { ArtifactStore } from './store.js';

@@ -1,0 +1,92 @@
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { createHash, randomBytes, type Hash } from 'node:crypto';
+import { join } from 'node:path';
+import { ToolgateError, type ArtifactRef, type Digest } from '../protocol/index.js';
+import type { ArtifactSink, ArtifactWriter } from '../registry/index.js';
+
+const DIGEST_RE = /^sha256:([0-9a-f]{64})$/;
+
+/**
+ * Content-addressed blobs under `<dir>/sha256/<2 hex>/<62 hex>`. A blob is written to a
+ * temporary file in its final folder, fsync'ed and renamed, so a reader sees all of it or none.
+ */
+export class ArtifactStore implements ArtifactSink {
+  readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
+    mkdirSync(join(dir, 'sha256'), { recursive: true, mode: 0o700 });
+  }
+
+  pathOf(digest: Digest): string {
+    const m = DIGEST_RE.exec(digest);
+    if (!m) throw new ToolgateError('invalid_resource', `not an artifact digest: ${digest}`, { digest });
+    const hex = m[1] as string;
+    return join(this.dir, 'sha256', hex.slice(0, 2), hex.slice(2));
+  }
+
+  put(data: Uint8Array | string, mediaType: string, role: string): ArtifactRef {
+    const w = this.writer(mediaType, role);
+    w.write(typeof data === 'string' ? Buffer.from(data) : data);
+    return w.close();
+  }
+
+  has(digest: Digest): boolean {
+    return existsSync(this.pathOf(digest));
+  }
+
+  get(digest: Digest): Buffer {
+    let data: Buffer;
+    try {
+      data = readFileSync(this.pathOf(digest));
+    } catch (e) {
+      throw new ToolgateError('not_found', `no artifact ${digest}`, { digest }, { cause: e });
+    }
+    const actual = `sha256:${createHash('sha256').update(data).digest('hex')}`;
+    if (actual !== digest) throw new ToolgateError('internal_error', `artifact ${digest} is corrupt`, { digest, actual });
+    return data;
+  }
+
+  writer(mediaType: string, role: string): ArtifactWriter {
+    const tmpDir = join(this.dir, 'tmp');
+    mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+    const tmp = join(tmpDir, `${randomBytes(12).toString('hex')}.part`);
+    const fd = openSync(tmp, 'wx', 0o600);
+    const hash: Hash = createHash('sha256');
+    let bytes = 0;
+    let done = false;
+    const finish = (): void => {
+      done = true;
+      closeSync(fd);
+    };
+    return {
+      write(chunk: Uint8Array): void {
+        if (done) throw new Error('artifact writer is closed');
+        hash.update(chunk);
+        let off = 0;
+        while (off < chunk.length) off += writeSync(fd, chunk, off, chunk.length - off);
+        bytes += chunk.length;
+      },
+      close: (): ArtifactRef => {
+        if (done) throw new Error('artifact writer is closed');
+        fsyncSync(fd);
+        finish();
+        const digest = `sha256:${hash.digest('hex')}` as Digest;
+        const final = this.pathOf(digest);
+        mkdirSync(join(final, '..'), { recursive: true, mode: 0o700 });
+        if (existsSync(final)) unlinkSync(tmp);
+        else renameSync(tmp, final);
+        return { digest, bytes, media_type: mediaType, role };
+      },
+      abort(): void {
+        if (done) return;
+        finish();
+        try {
+          unlinkSync(tmp);
+        } catch {
+          // already gone
+        }
+      },
+    };
+  }
+}

@@ -1,0 +1,209 @@
+import { join } from 'node:path';
+import {
+  PROTOCOL_VERSION,
+  ToolgateError,
+  type AttemptId,
+  type ErrorBody,
+  type LogicalEffectId,
+  type Receipt,
+  type ReceiptBody,
+  type ReceiptId,
+  type TaskId,
+} from '../protocol/index.js';
+import { Registry, type AnyTool } from '../registry/index.js';
+import { Workspace } from '../resources/index.js';
+import { GrantAuthorizer, DEFAULT_GRANT, type TaskGrant } from '../policy/index.js';
+import { SqliteStore, type EffectRecord, type MigrationSet } from '../store/index.js';
+import { ArtifactStore } from '../artifacts/index.js';
+import { builtinTools } from '../tools/index.js';
+import { Admission } from './admission.js';
+import type { CallScope } from './call-scope.js';
+import { prepareStateDir } from './state-dir.js';
+import { loadTokenKey } from './tokens.js';
+import { Resolver } from './stages/resolve.js';
+import type { Authorizer } from './stages/authorize.js';
+import { runPipeline } from './pipeline.js';
+import { reconcileEffects, type ReconcileReport } from './reconcile.js';
+
+export interface RuntimeOptions {
+  /** The workspace root every path is resolved beneath. */
+  readonly workspace: string;
+  /** Where receipts, effects and artifacts live; outside the workspace. Default: XDG state dir. */
+  readonly stateDir?: string;
+  /** Tool definitions; default: the built-in tools. */
+  readonly tools?: readonly AnyTool[];
+  /** The grant every task gets (the policy layer refines this). Default: DEFAULT_GRANT. */
+  readonly grant?: TaskGrant;
+  /** Replaces the grant check entirely (policy layer). */
+  readonly authorizer?: Authorizer;
+  /** Calls executing at once; the rest queue under their deadline. Default 8. */
+  readonly concurrency?: number;
+  /** Deadline of a call whose envelope has none, from its arrival. Default 120 s. */
+  readonly defaultDeadlineMs?: number;
+  /** How long a tool may take to stop after its signal aborts. Default 5 s. */
+  readonly abortGraceMs?: number;
+  /** Results larger than this (JSON bytes) are stored as an artifact. Default 6 MiB. */
+  readonly inlineResultBytes?: number;
+  readonly durability?: 'normal' | 'full';
+  /** Extra secret path patterns (see docs/paths.md). */
+  readonly secretPatterns?: readonly string[];
+  /** Values to redact from everything recorded (e.g. tokens the host injects). */
+  readonly secrets?: readonly string[];
+  readonly migrations?: readonly MigrationSet[];
+}
+
+export interface CallOptions {
+  /** Client cancellation. */
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+}
+
+/** Everything one runtime instance owns; handed to the pipeline. No module-level state. */
+export interface RuntimeParts {
+  readonly workspace: Workspace;
+  readonly stateDir: string;
+  readonly registry: Registry;
+  readonly store: SqliteStore;
+  readonly artifacts: ArtifactStore;
+  readonly tokenKey: Buffer;
+  readonly resolver: Resolver;
+  readonly authorizer: Authorizer;
+  readonly admission: Admission;
+  readonly defaultDeadlineMs: number;
+  readonly abortGraceMs: number;
+  readonly inlineResultBytes: number;
+  readonly secrets: readonly string[];
+  readonly attempts: Map<TaskId, AttemptId>;
+  /** Scopes of running calls, by task, for task cancellation. */
+  readonly running: Map<TaskId, Set<CallScope>>;
+  readonly cancelledTasks: Set<TaskId>;
+}
+
+export class Runtime {
+  readonly #parts: RuntimeParts;
+  readonly #inflight = new Set<Promise<Receipt>>();
+  #closed = false;
+
+  constructor(opts: RuntimeOptions) {
+    const workspace = Workspace.open(opts.workspace, opts.secretPatterns ? { secretPatterns: opts.secretPatterns } : {});
+    try {
+      const stateDir = prepareStateDir(workspace, opts.stateDir);
+      const store = new SqliteStore({ dir: stateDir, durability: opts.durability ?? 'normal', migrations: opts.migrations ?? [] });
+      const registry = new Registry(opts.tools ?? builtinTools());
+      this.#parts = {
+        workspace,
+        stateDir,
+        registry,
+        store,
+        artifacts: new ArtifactStore(join(stateDir, 'artifacts')),
+        tokenKey: loadTokenKey(stateDir),
+        resolver: new Resolver(registry, store),
+        authorizer: opts.authorizer ?? new GrantAuthorizer(opts.grant ?? DEFAULT_GRANT),
+        admission: new Admission(opts.concurrency ?? 8),
+        defaultDeadlineMs: opts.defaultDeadlineMs ?? 120_000,
+        abortGraceMs: opts.abortGraceMs ?? 5_000,
+        inlineResultBytes: opts.inlineResultBytes ?? 6 * 1024 * 1024,
+        secrets: opts.secrets ?? [],
+        attempts: new Map(),
+        running: new Map(),
+        cancelledTasks: new Set(),
+      };
+    } catch (e) {
+      workspace.close();
+      throw e;
+    }
+  }
+
+  get workspace(): Workspace {
+    return this.#parts.workspace;
+  }
+  get registry(): Registry {
+    return this.#parts.registry;
+  }
+  get store(): SqliteStore {
+    return this.#parts.store;
+  }
+  get artifacts(): ArtifactStore {
+    return this.#parts.artifacts;
+  }
+  get stateDir(): string {
+    return this.#parts.stateDir;
+  }
+
+  /**
+   * Runs one envelope through the whole pipeline and returns its committed receipt. Tool and
+   * domain failures are receipts; only a broken store or a closed runtime throws.
+   */
+  call(envelope: unknown, opts: CallOptions = {}): Promise<Receipt> {
+    if (this.#closed) return Promise.reject(new ToolgateError('internal_error', 'runtime is closed'));
+    const p = runPipeline(this.#parts, envelope, opts);
+    this.#inflight.add(p);
+    void p.finally(() => this.#inflight.delete(p)).catch(() => {});
+    return p;
+  }
+
+  /** Cancels every running call of a task and refuses its new calls until `resumeTask`. */
+  cancelTask(task: string): void {
+    const id = task as TaskId;
+    this.#parts.cancelledTasks.add(id);
+    for (const scope of this.#parts.running.get(id) ?? []) scope.abort('task_cancel');
+  }
+
+  resumeTask(task: string): void {
+    this.#parts.cancelledTasks.delete(task as TaskId);
+  }
+
+  getReceipt(id: string): Receipt | undefined {
+    return this.#parts.store.getReceipt(id as ReceiptId);
+  }
+
+  listAmbiguous(): EffectRecord[] {
+    return this.#parts.store.listEffects({ state: 'ambiguous' });
+  }
+
+  /** Settles ambiguous effects through each tool's reconcile(); commits a receipt for each. */
+  reconcile(): Promise<ReconcileReport> {
+    return reconcileEffects(this.#parts);
+  }
+
+  /** Waits for running calls, then releases the database and the workspace. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#inflight]);
+    this.#parts.store.close();
+    this.#parts.workspace.close();
+  }
+}
+
+export function createRuntime(opts: RuntimeOptions): Runtime {
+  return new Runtime(opts);
+}
+
+/** The fields every receipt starts from, before the stages fill in what they learn. */
+export function receiptSkeleton(task: TaskId, attempt: AttemptId, startedAt: string): Omit<ReceiptBody, 'prev_receipt_digest'> {
+  return {
+    protocol_version: PROTOCOL_VERSION,
+    task_id: task,
+    attempt_id: attempt,
+    logical_effect_id: null as LogicalEffectId | null,
+    idempotency_key: null,
+    tool: '',
+    tool_version: null,
+    registry_revision: null,
+    status: 'failed',
+    started_at: startedAt,
+    finished_at: startedAt,
+    queued_ms: 0,
+    normalized_action: null,
+    decision: null,
+    result: null,
+    error: null as ErrorBody | null,
+    truncated: false,
+    partial: null,
+    evidence: {},
+    artifacts: [],
+    redactions: [],
+  };
+}
+

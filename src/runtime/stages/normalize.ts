@@ -1,0 +1,23 @@
+import { digestOf, type NormalizedAction, type TaskId } from '../../protocol/index.js';
+import type { AnyTool } from '../../registry/index.js';
+import type { Workspace } from '../../resources/index.js';
+
+/** Every resource to its canonical identity, before anything is authorized. */
+export async function normalizeStage(
+  tool: AnyTool,
+  args: unknown,
+  workspace: Workspace,
+  task: TaskId,
+): Promise<{ action: NormalizedAction; prepared: unknown }> {
+  const n = await tool.normalize(args as never, { workspace, task_id: task });
+  return {
+    action: {
+      tool: tool.name,
+      tool_version: tool.version,
+      effect_class: n.effect_class ?? tool.effect_class,
+      resources: n.resources,
+      args_digest: digestOf(args),
+    },
+    prepared: n.prepared,
+  };
+}

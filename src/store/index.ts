@@ -1,0 +1,15 @@
+export type {
+  EffectState,
+  EffectRecord,
+  ClaimRequest,
+  ClaimResult,
+  EffectStore,
+  CommitRequest,
+  ReceiptStore,
+  ChainReport,
+  TaskRecord,
+  TaskStore,
+  Store,
+} from './types.js';
+export { SqliteStore, type SqliteStoreOptions } from './sqlite/store.js';
+export { migrate, CORE_MIGRATIONS, type MigrationSet } from './sqlite/migrations.js';

@@ -1,0 +1,124 @@
+import type { Database, Statement, Transaction } from 'better-sqlite3';
+import { bodyOf, receiptDigest, receiptIdOf, sealReceipt, type Digest, type Receipt, type ReceiptId, type TaskId } from '../../protocol/index.js';
+import type { ChainReport, CommitRequest } from '../types.js';
+
+interface Row {
+  seq: number;
+  receipt_id: string;
+  task_id: string;
+  digest: string;
+  prev_digest: string | null;
+  body: string;
+}
+
+/** Receipts: insert-only (triggers refuse UPDATE and DELETE), hash-chained per task. */
+export class ReceiptTable {
+  readonly #db: Database;
+  readonly #head: Statement<[string], { head_digest: string | null }>;
+  readonly #ensureTask: Statement<[string, string]>;
+  readonly #insert: Statement<[string, string, string | null, string | null, string, string, string, string, string | null, string]>;
+  readonly #advance: Statement<[string, string]>;
+  readonly #effect: Statement<[string, string | null, string, string, string]>;
+  readonly #byId: Statement<[string], { body: string }>;
+  readonly #commit: Transaction<(req: CommitRequest) => Receipt>;
+
+  constructor(db: Database) {
+    this.#db = db;
+    this.#head = db.prepare(`SELECT head_digest FROM tasks WHERE task_id = ?`);
+    this.#ensureTask = db.prepare(`INSERT INTO tasks (task_id, created_at) VALUES (?, ?) ON CONFLICT(task_id) DO NOTHING`);
+    this.#insert = db.prepare(
+      `INSERT INTO receipts (receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#advance = db.prepare(`UPDATE tasks SET head_digest = ?, receipt_count = receipt_count + 1 WHERE task_id = ?`);
+    this.#effect = db.prepare(`UPDATE effects SET state = ?, receipt_id = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
+    this.#byId = db.prepare(`SELECT body FROM receipts WHERE receipt_id = ?`);
+    this.#commit = db.transaction((req: CommitRequest): Receipt => {
+      const task = req.body.task_id;
+      this.#ensureTask.run(task, req.body.finished_at);
+      const prev = (this.#head.get(task)?.head_digest ?? null) as Digest | null;
+      const receipt = sealReceipt({ ...req.body, prev_receipt_digest: prev });
+      this.#insert.run(
+        receipt.receipt_id,
+        task,
+        receipt.logical_effect_id,
+        receipt.idempotency_key,
+        receipt.tool,
+        receipt.status,
+        receipt.finished_at,
+        receipt.digest,
+        prev,
+        JSON.stringify(receipt),
+      );
+      this.#advance.run(receipt.digest, task);
+      if (req.effect) this.#effect.run(req.effect.state, receipt.receipt_id, receipt.finished_at, task, req.effect.key);
+      return receipt;
+    });
+  }
+
+  commit(req: CommitRequest): Receipt {
+    return this.#commit.immediate(req);
+  }
+
+  get(id: ReceiptId): Receipt | undefined {
+    const row = this.#byId.get(id);
+    return row ? (JSON.parse(row.body) as Receipt) : undefined;
+  }
+
+  list(filter: { task?: TaskId; limit?: number }): Receipt[] {
+    const limit = filter.limit ?? 100;
+    const rows = filter.task
+      ? this.#db.prepare<[string, number], { body: string }>(`SELECT body FROM receipts WHERE task_id = ? ORDER BY seq DESC LIMIT ?`).all(filter.task, limit)
+      : this.#db.prepare<[number], { body: string }>(`SELECT body FROM receipts ORDER BY seq DESC LIMIT ?`).all(limit);
+    return rows.map((r) => JSON.parse(r.body) as Receipt);
+  }
+
+  /**
+   * Walks each task's receipts in insertion order and recomputes everything from the stored
+   * body: its digest, its id, the columns that index it, and the link to the previous receipt.
+   */
+  verify(task?: TaskId): ChainReport {
+    const rows = task
+      ? this.#db.prepare<[string], Row>(`SELECT seq, receipt_id, task_id, digest, prev_digest, body FROM receipts WHERE task_id = ? ORDER BY seq`).iterate(task)
+      : this.#db.prepare<[], Row>(`SELECT seq, receipt_id, task_id, digest, prev_digest, body FROM receipts ORDER BY task_id, seq`).iterate();
+    const heads = new Map<string, string | null>();
+    const brokenTasks = new Set<string>();
+    const broken: { task_id: string; seq: number; receipt_id: string; reason: string }[] = [];
+    let count = 0;
+    for (const row of rows) {
+      count++;
+      if (brokenTasks.has(row.task_id)) continue;
+      const fail = (reason: string): void => {
+        broken.push({ task_id: row.task_id, seq: row.seq, receipt_id: row.receipt_id, reason });
+        brokenTasks.add(row.task_id);
+      };
+      const prev = heads.has(row.task_id) ? (heads.get(row.task_id) as string | null) : null;
+      let receipt: Receipt;
+      try {
+        receipt = JSON.parse(row.body) as Receipt;
+      } catch {
+        fail('body is not JSON');
+        continue;
+      }
+      const digest = receiptDigest(bodyOf(receipt));
+      if (digest !== receipt.digest) fail('body does not match its digest');
+      else if (digest !== row.digest) fail('digest column does not match the body');
+      else if (receiptIdOf(digest) !== receipt.receipt_id || receipt.receipt_id !== row.receipt_id) fail('receipt id is not derived from its digest');
+      else if (receipt.task_id !== row.task_id) fail('task column does not match the body');
+      else if ((receipt.prev_receipt_digest ?? null) !== prev || (row.prev_digest ?? null) !== prev) fail('link to the previous receipt is broken');
+      heads.set(row.task_id, row.digest);
+    }
+    // The task head must name the last receipt: a deleted tail shows here.
+    const tasks = task
+      ? this.#db.prepare<[string], { task_id: string; head_digest: string | null }>(`SELECT task_id, head_digest FROM tasks WHERE task_id = ?`).all(task)
+      : this.#db.prepare<[], { task_id: string; head_digest: string | null }>(`SELECT task_id, head_digest FROM tasks`).all();
+    for (const t of tasks) {
+      if (brokenTasks.has(t.task_id)) continue;
+      const last = heads.get(t.task_id) ?? null;
+      if ((t.head_digest ?? null) !== last) {
+        broken.push({ task_id: t.task_id, seq: -1, receipt_id: '', reason: 'task head does not name its last receipt (receipts removed?)' });
+      }
+    }
+    return { ok: broken.length === 0, tasks: tasks.length, receipts: count, broken };
+  }
+}

@@ -1,0 +1,100 @@
+import type { AttemptId, Digest, Receipt, ReceiptBody, ReceiptId, TaskId } from '../protocol/index.js';
+import type { Manifest } from '../registry/index.js';
+
+export type EffectState = 'claimed' | 'sent' | 'completed' | 'released' | 'ambiguous';
+
+/** The durable record of one logical effect (DESIGN §3, the idempotency state machine). */
+export interface EffectRecord {
+  readonly task_id: TaskId;
+  readonly effect_key: string;
+  readonly logical_effect_id: string | null;
+  readonly idempotency_key: string | null;
+  readonly args_digest: Digest;
+  readonly tool: string;
+  readonly tool_version: string;
+  readonly state: EffectState;
+  readonly attempt_id: AttemptId;
+  readonly owner: string;
+  readonly owner_pid: number;
+  readonly owner_host: string;
+  /** Absolute epoch ms: fixed at the first claim, a retry never extends it. */
+  readonly deadline: number;
+  readonly receipt_id: ReceiptId | null;
+  /** The validated arguments, for reconcile. */
+  readonly arguments: unknown;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export interface ClaimRequest {
+  readonly task_id: TaskId;
+  readonly effect_key: string;
+  readonly logical_effect_id: string | null;
+  readonly idempotency_key: string | null;
+  readonly args_digest: Digest;
+  readonly tool: string;
+  readonly tool_version: string;
+  readonly attempt_id: AttemptId;
+  readonly deadline: number;
+  readonly arguments: unknown;
+  /** Whether an ambiguous record may simply be run again (the tool's contract). */
+  readonly safe_to_repeat: boolean;
+}
+
+export type ClaimResult =
+  | { readonly kind: 'new' }
+  | { readonly kind: 'replay'; readonly receipt: Receipt }
+  | { readonly kind: 'conflict'; readonly record: EffectRecord }
+  | { readonly kind: 'in_progress'; readonly record: EffectRecord }
+  | { readonly kind: 'ambiguous'; readonly record: EffectRecord };
+
+export interface EffectStore {
+  /** Looks up a record without changing it (to keep a retry's deadline). */
+  findEffect(task: TaskId, key: string): EffectRecord | undefined;
+  claim(req: ClaimRequest): ClaimResult;
+  markSent(task: TaskId, key: string): void;
+  /** Moves a record out of claimed/sent without a receipt (e.g. the runtime is closing). */
+  settle(task: TaskId, key: string, state: 'released' | 'ambiguous' | 'completed'): void;
+  listEffects(filter: { state?: EffectState; task?: TaskId }): EffectRecord[];
+}
+
+export interface CommitRequest {
+  readonly body: Omit<ReceiptBody, 'prev_receipt_digest'>;
+  /** When the call held an effect record, its final state, set in the same transaction. */
+  readonly effect?: { readonly key: string; readonly state: 'completed' | 'released' | 'ambiguous' };
+}
+
+export interface ReceiptStore {
+  /** Chains, seals and persists a receipt atomically; returns it as stored. */
+  commit(req: CommitRequest): Receipt;
+  getReceipt(id: ReceiptId): Receipt | undefined;
+  listReceipts(filter: { task?: TaskId; limit?: number }): Receipt[];
+  /** Recomputes every digest and link; names the first broken link of each task. */
+  verifyChain(task?: TaskId): ChainReport;
+}
+
+export interface ChainReport {
+  readonly ok: boolean;
+  readonly tasks: number;
+  readonly receipts: number;
+  readonly broken: readonly { readonly task_id: string; readonly seq: number; readonly receipt_id: string; readonly reason: string }[];
+}
+
+export interface TaskRecord {
+  readonly task_id: TaskId;
+  readonly registry_revision: Digest;
+  readonly created_at: string;
+}
+
+export interface TaskStore {
+  /** Pins the task to `manifest` at its first call; later calls get the pinned manifest back. */
+  pinTask(task: TaskId, manifest: Manifest): Manifest;
+  getTask(task: TaskId): TaskRecord | undefined;
+  /** Toolgate's own workspace mutation counter. */
+  currentRevision(): number;
+  advanceRevision(): number;
+}
+
+export interface Store extends EffectStore, ReceiptStore, TaskStore {
+  close(): void;
+}
