@@ -1,0 +1,127 @@
+// Which files a search may look at, in result order, and how many it left out and why.
+// In a git work tree the list comes from the index plus untracked files that .gitignore does
+// not exclude (`git ls-files`); elsewhere from a walk that follows no link.
+import { lstatSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import picomatch from 'picomatch';
+import { sha256Hex } from '../../protocol/index.js';
+import type { Workspace } from '../../resources/index.js';
+import { runCollect } from './child.js';
+import { comparePaths } from './order.js';
+
+export interface CandidateOptions {
+  readonly include?: readonly string[] | undefined;
+  readonly exclude?: readonly string[] | undefined;
+  readonly include_ignored: boolean;
+  readonly include_generated: boolean;
+}
+
+export interface CandidateSet {
+  /** Workspace-relative regular files in result order. */
+  readonly files: readonly string[];
+  /** Digest of `files`: any file added, removed or newly ignored changes it. */
+  readonly listDigest: string;
+  readonly skipped: { readonly ignored: number; readonly secret: number; readonly generated: number };
+  readonly source: 'git' | 'walk';
+}
+
+const GENERATED_DIRS = new Set(['node_modules', 'dist']);
+const GIT_MODE_REGULAR = /^100(644|755) /;
+
+/** Git with nothing from the user's config that could run code or rewrite output. */
+export function gitArgs(...args: string[]): string[] {
+  return ['-c', 'core.fsmonitor=false', '-c', 'core.quotepath=false', '--no-optional-locks', ...args];
+}
+
+function isGeneratedPath(path: string): boolean {
+  const parts = path.split('/');
+  for (let i = 0; i < parts.length - 1; i++) if (GENERATED_DIRS.has(parts[i] as string)) return true;
+  return false;
+}
+
+function splitZ(buf: Buffer): string[] {
+  const text = buf.toString('utf8');
+  const out = text.split('\0');
+  if (out.length && out[out.length - 1] === '') out.pop();
+  return out;
+}
+
+interface RawList {
+  readonly files: string[];
+  readonly ignored: number;
+}
+
+async function listFromGit(root: string, includeIgnored: boolean, signal: AbortSignal): Promise<RawList | null> {
+  const cached = runCollect('git', gitArgs('ls-files', '-z', '--stage'), root, signal);
+  const others = runCollect('git', gitArgs('ls-files', '-z', '--others', ...(includeIgnored ? [] : ['--exclude-standard'])), root, signal);
+  const ignored = includeIgnored ? null : runCollect('git', gitArgs('ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'), root, signal);
+  const [c, o, i] = await Promise.all([cached, others, ignored]);
+  signal.throwIfAborted();
+  if (c.code !== 0 || o.code !== 0 || (i !== null && i.code !== 0)) return null;
+  const seen = new Set<string>();
+  const files: string[] = [];
+  for (const rec of splitZ(c.stdout)) {
+    const tab = rec.indexOf('\t');
+    const path = rec.slice(tab + 1);
+    // Links and submodules are not followed: only regular files are searched.
+    if (!GIT_MODE_REGULAR.test(rec) || seen.has(path)) continue;
+    seen.add(path);
+    files.push(path);
+  }
+  for (const path of splitZ(o.stdout)) {
+    if (seen.has(path)) continue;
+    let regular = false;
+    try {
+      regular = lstatSync(join(root, path)).isFile();
+    } catch {
+      regular = false;
+    }
+    if (regular) files.push(path);
+  }
+  return { files, ignored: i === null ? 0 : splitZ(i.stdout).length };
+}
+
+function listFromWalk(root: string, signal: AbortSignal): RawList {
+  const files: string[] = [];
+  const walk = (dir: string, prefix: string): void => {
+    signal.throwIfAborted();
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const rel = prefix + entry.name;
+      if (entry.isDirectory()) {
+        if (entry.name !== '.git') walk(join(dir, entry.name), rel + '/');
+      } else if (entry.isFile()) files.push(rel);
+    }
+  };
+  walk(root, '');
+  return { files, ignored: 0 };
+}
+
+export async function listCandidates(ws: Workspace, opts: CandidateOptions, signal: AbortSignal): Promise<CandidateSet> {
+  const fromGit = await listFromGit(ws.root, opts.include_ignored, signal);
+  const raw = fromGit ?? listFromWalk(ws.root, signal);
+  const include = opts.include?.length ? picomatch([...opts.include], { dot: true, basename: true }) : null;
+  const exclude = opts.exclude?.length ? picomatch([...opts.exclude], { dot: true, basename: true }) : null;
+  let secret = 0;
+  let generated = 0;
+  const files: string[] = [];
+  for (const path of raw.files) {
+    if (include && !include(path)) continue;
+    if (exclude && exclude(path)) continue;
+    if (ws.classifier.classify(path) !== 'ordinary') {
+      secret++;
+      continue;
+    }
+    if (!opts.include_generated && isGeneratedPath(path)) {
+      generated++;
+      continue;
+    }
+    files.push(path);
+  }
+  files.sort(comparePaths);
+  return {
+    files,
+    listDigest: sha256Hex(files.join('\0')),
+    skipped: { ignored: raw.ignored, secret, generated },
+    source: fromGit ? 'git' : 'walk',
+  };
+}

@@ -1,0 +1,107 @@
+// ripgrep: Rust's regex crate (finite automata, linear in the input: no pattern can make it
+// backtrack), searching the files we list, in parallel. We sort its answer ourselves.
+import { ToolgateError } from '../../../protocol/index.js';
+import type { FileReader } from '../file-access.js';
+import { RecordSplitter, runChild } from '../child.js';
+import { comparePaths } from '../order.js';
+import { stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit } from './types.js';
+
+interface RgText {
+  readonly text?: string;
+  readonly bytes?: string;
+}
+interface RgMatch {
+  readonly type: string;
+  readonly data: {
+    readonly path: RgText;
+    readonly lines: RgText;
+    readonly line_number: number;
+    readonly submatches: readonly { readonly start: number; readonly end: number }[];
+  };
+}
+
+function textOf(t: RgText): string {
+  return t.text ?? Buffer.from(t.bytes ?? '', 'base64').toString('utf8');
+}
+
+function baseArgs(q: ContentQuery): string[] {
+  const args = ['--no-config', '--no-ignore', '--hidden', '--no-messages', '--text', '--color', 'never'];
+  if (q.kind === 'literal') args.push('--fixed-strings');
+  args.push(q.caseSensitive ? '--case-sensitive' : '--ignore-case');
+  return args;
+}
+
+export class RipgrepEngine implements ContentEngine {
+  readonly name = 'ripgrep' as const;
+  readonly #rg: string;
+  readonly #root: string;
+
+  constructor(rg: string, root: string) {
+    this.#rg = rg;
+    this.#root = root;
+  }
+
+  async validate(q: ContentQuery, signal: AbortSignal): Promise<void> {
+    if (q.kind !== 'regex') return;
+    // An empty input: rg compiles the pattern and exits 1 (no match) or 2 (it rejected it).
+    const r = await runChild(this.#rg, [...baseArgs(q), '--regexp', q.pattern, '-'], { cwd: this.#root, signal, onStdout: () => {} });
+    signal.throwIfAborted();
+    if (r.code === 2) {
+      throw new ToolgateError('invalid_arguments', `invalid regex: ${r.stderr.trim()}`, { pointer: '/query', engine: 'ripgrep', message: r.stderr.trim() });
+    }
+  }
+
+  async search(files: readonly string[], q: ContentQuery, _reader: FileReader, signal: AbortSignal): Promise<FileHits[]> {
+    if (files.length === 0) return [];
+    const args = [...baseArgs(q), '--with-filename'];
+    if (q.want === 'lines') args.push('--json');
+    else if (q.want === 'counts') args.push('--count-matches', '--null');
+    else args.push('--files-with-matches', '--null');
+    args.push('--regexp', q.pattern, '--', ...files);
+
+    const byPath = new Map<string, { hits: LineHit[]; count: number }>();
+    const entry = (path: string): { hits: LineHit[]; count: number } => {
+      let e = byPath.get(path);
+      if (!e) byPath.set(path, (e = { hits: [], count: 0 }));
+      return e;
+    };
+    const onRecord = (rec: Buffer): void => {
+      if (q.want === 'lines') {
+        if (rec.length === 0 || rec[0] !== 0x7b || !rec.includes('"type":"match"')) return;
+        const m = JSON.parse(rec.toString('utf8')) as RgMatch;
+        if (m.type !== 'match') return;
+        const e = entry(textOf(m.data.path));
+        const text = stripTerminator(textOf(m.data.lines));
+        for (const s of m.data.submatches) {
+          if (s.end === s.start) continue; // an empty match points at nothing
+          e.hits.push({ line: m.data.line_number, column: s.start + 1, end_column: s.end + 1, text });
+          e.count++;
+        }
+      } else if (q.want === 'counts') {
+        const nul = rec.indexOf(0);
+        if (nul === -1) return;
+        entry(rec.toString('utf8', 0, nul)).count += Number(rec.toString('utf8', nul + 1));
+      } else if (rec.length) {
+        entry(rec.toString('utf8')).count = 1;
+      }
+    };
+    const splitter = new RecordSplitter(q.want === 'paths' ? 0 : 10);
+    const r = await runChild(this.#rg, args, { cwd: this.#root, signal, onStdout: (chunk) => void splitter.push(chunk, onRecord) });
+    signal.throwIfAborted();
+    const last = splitter.flush();
+    if (last) onRecord(last);
+    // 0: matches, 1: none, 2: some file could not be read (vanished since it was listed).
+    if (r.code !== 0 && r.code !== 1 && r.code !== 2) {
+      throw new ToolgateError('execution_failed', `ripgrep ended with ${r.code ?? r.signal}: ${r.stderr.trim()}`, { engine: 'ripgrep' });
+    }
+    const out: FileHits[] = [];
+    for (const [path, e] of byPath) {
+      if (e.count === 0) continue;
+      e.hits.sort((a, b) => a.line - b.line || a.column - b.column);
+      out.push({ path, hits: e.hits, count: e.count });
+    }
+    return out.sort((a, b) => comparePaths(a.path, b.path));
+  }
+
+  async close(): Promise<void> {}
+}

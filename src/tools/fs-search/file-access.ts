@@ -1,0 +1,107 @@
+// Reads candidate files beneath the root without following links: each directory is opened
+// once through the workspace's race-safe walk, each file through that directory with
+// O_NOFOLLOW. A file that turned into a link (or vanished) since it was listed reads as absent.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import type { Workspace } from '../../resources/index.js';
+import { procPath } from '../../resources/index.js';
+
+const { O_RDONLY, O_NOFOLLOW } = constants;
+/** Like git: a NUL byte in the first 8000 bytes makes a file binary. */
+export const BINARY_SNIFF_BYTES = 8000;
+/** `@generated` within the first bytes marks a generated file. */
+const GENERATED_MARK_BYTES = 1024;
+const GENERATED_MARK = Buffer.from('@generated');
+
+export type ContentClass = 'text' | 'binary' | 'generated';
+
+export function classifyHead(head: Buffer, includeGenerated: boolean): ContentClass {
+  if (head.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return 'binary';
+  if (!includeGenerated && head.subarray(0, GENERATED_MARK_BYTES).includes(GENERATED_MARK)) return 'generated';
+  return 'text';
+}
+
+export class FileReader {
+  readonly #ws: Workspace;
+  readonly #dirs = new Map<string, number | null>();
+
+  constructor(ws: Workspace) {
+    this.#ws = ws;
+  }
+
+  #dirFd(dir: string, anyChild: string): number | null {
+    const known = this.#dirs.get(dir);
+    if (known !== undefined) return known;
+    let fd: number | null = null;
+    try {
+      // openLeaf hands back the parent directory of the leaf, verified beneath the root.
+      const leaf = this.#ws.openLeaf(anyChild, { links: 'never', allowMissingLeaf: true, leafNoFollow: true });
+      fd = leaf.dirfd === this.#ws.rootFd ? this.#ws.rootFd : leaf.dirfd;
+    } catch {
+      fd = null;
+    }
+    this.#dirs.set(dir, fd);
+    return fd;
+  }
+
+  /** Opens a regular file, or returns null when it is gone, a link or not regular. */
+  open(path: string): number | null {
+    const slash = path.lastIndexOf('/');
+    const dir = slash === -1 ? '' : path.slice(0, slash);
+    const dirfd = this.#dirFd(dir, path);
+    if (dirfd === null) return null;
+    let fd: number;
+    try {
+      fd = openSync(procPath(dirfd, path.slice(slash + 1)), O_RDONLY | O_NOFOLLOW);
+    } catch {
+      return null;
+    }
+    if (!fstatSync(fd).isFile()) {
+      closeSync(fd);
+      return null;
+    }
+    return fd;
+  }
+
+  /** The first `bytes` of a file, or null when it cannot be opened safely. */
+  head(path: string, bytes = BINARY_SNIFF_BYTES): Buffer | null {
+    const fd = this.open(path);
+    if (fd === null) return null;
+    try {
+      const buf = Buffer.allocUnsafe(bytes);
+      let got = 0;
+      while (got < bytes) {
+        const n = readSync(fd, buf, got, bytes - got, got);
+        if (n === 0) break;
+        got += n;
+      }
+      return buf.subarray(0, got);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The whole file, or null when it cannot be opened safely or is larger than `limit`. */
+  read(path: string, limit: number): Buffer | null {
+    const fd = this.open(path);
+    if (fd === null) return null;
+    try {
+      const size = fstatSync(fd).size;
+      if (size > limit) return null;
+      const buf = Buffer.allocUnsafe(size);
+      let got = 0;
+      while (got < size) {
+        const n = readSync(fd, buf, got, size - got, got);
+        if (n === 0) break;
+        got += n;
+      }
+      return buf.subarray(0, got);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  close(): void {
+    for (const fd of this.#dirs.values()) if (fd !== null && fd !== this.#ws.rootFd) closeSync(fd);
+    this.#dirs.clear();
+  }
+}

@@ -1,0 +1,221 @@
+// One fs.search page: list candidates, check the continuation against them, feed files to the
+// mode's matcher in result order and stop as soon as the page is full or time is up.
+import picomatch from 'picomatch';
+import { ToolgateError } from '../../protocol/index.js';
+import type { ExecuteContext, ToolOutcome } from '../../registry/index.js';
+import { listCandidates, type CandidateSet } from './candidates.js';
+import { openToken, queryDigest, signToken, statDigest, type PageStart } from './continuation.js';
+import { classifyHead, FileReader } from './file-access.js';
+import { PageBuilder, type ContextSource } from './page.js';
+import { resumeIndex } from './order.js';
+import type { FsSearchArgs, FsSearchResult, SkippedCounts, StructuralLanguage } from './schema.js';
+import type { ContentEngine, FileHits } from './engines/types.js';
+import { findDefinitions, findStructural } from './engines/ast-search.js';
+import { languageOf } from './engines/ast-languages.js';
+
+/** Files handed to a matcher at once grow by this factor from FIRST_BATCH: small first pages stay cheap. */
+const FIRST_BATCH = 256;
+const BATCH_GROWTH = 4;
+const MAX_BATCH = 16_384;
+const MAX_BATCH_ARG_BYTES = 512 * 1024;
+const MAX_CONTEXT_FILE_BYTES = 16 * 1024 * 1024;
+
+export interface SearchPrepared {
+  /** Languages a structural pattern parses in. */
+  readonly languages: readonly StructuralLanguage[];
+}
+
+function* batches(files: readonly string[], start: number, fullScan: boolean): Generator<readonly string[]> {
+  let size = fullScan ? MAX_BATCH : FIRST_BATCH;
+  let i = start;
+  while (i < files.length) {
+    let end = i;
+    let bytes = 0;
+    while (end < files.length && end - i < size && bytes < MAX_BATCH_ARG_BYTES) bytes += (files[end++] as string).length + 1;
+    yield files.slice(i, end);
+    i = end;
+    size = Math.min(MAX_BATCH, size * BATCH_GROWTH);
+  }
+}
+
+class FileLines implements ContextSource {
+  readonly #cache = new Map<string, readonly string[] | null>();
+  constructor(private readonly reader: FileReader) {}
+  lines(path: string): readonly string[] | null {
+    if (!this.#cache.has(path)) {
+      const buf = this.reader.read(path, MAX_CONTEXT_FILE_BYTES);
+      this.#cache.set(path, buf === null ? null : buf.toString('utf8').split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)));
+    }
+    return this.#cache.get(path) ?? null;
+  }
+}
+
+function filenameHits(files: readonly string[], start: number, a: FsSearchArgs): Generator<FileHits> {
+  const isGlob = /[*?[\]{}]/.test(a.query);
+  const glob = isGlob ? picomatch(a.query, { dot: true, basename: true, nocase: !a.case_sensitive }) : null;
+  const needle = a.case_sensitive ? a.query : a.query.toLowerCase();
+  return (function* () {
+    for (let i = start; i < files.length; i++) {
+      const path = files[i] as string;
+      let column = 0;
+      let end = 0;
+      if (glob) {
+        if (!glob(path)) continue;
+        // A glob names the whole path (with a slash) or the file name.
+        const base = a.query.includes('/') ? 0 : path.lastIndexOf('/') + 1;
+        column = Buffer.byteLength(path.slice(0, base)) + 1;
+        end = Buffer.byteLength(path) + 1;
+      } else {
+        const at = (a.case_sensitive ? path : path.toLowerCase()).lastIndexOf(needle);
+        if (at === -1) continue;
+        column = Buffer.byteLength(path.slice(0, at)) + 1;
+        end = column + Buffer.byteLength(path.slice(at, at + needle.length));
+      }
+      yield { path, hits: [{ line: 0, column, end_column: end, text: path }], count: 1 };
+    }
+  })();
+}
+
+export interface SearchDeps {
+  readonly engine: () => Promise<ContentEngine>;
+}
+
+export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared>, deps: SearchDeps): Promise<ToolOutcome<FsSearchResult>> {
+  const a = ctx.args;
+  const query = queryDigest(a);
+  const revision = ctx.revision.current();
+  const start: PageStart | null = a.continuation !== undefined ? openToken(ctx.tokens, a.continuation, query, revision) : null;
+
+  const timer = new AbortController();
+  const timeout = setTimeout(() => timer.abort(new ToolgateError('timed_out', `fs.search passed its timeout_ms of ${a.timeout_ms}`)), a.timeout_ms);
+  const signal = AbortSignal.any([ctx.signal, timer.signal]);
+  const reader = new FileReader(ctx.workspace);
+  const lines = new FileLines(reader);
+  let engine: ContentEngine | null = null;
+  let engineName = 'path';
+  const page = new PageBuilder(a.output, start?.cursor ?? null, a.max_results, a.max_bytes, a.context_lines);
+  const content = { binary: 0, generated: 0 };
+  let candidates: CandidateSet | null = null;
+  try {
+    try {
+      candidates = await listCandidates(ctx.workspace, a, signal);
+      if (start !== null) checkSnapshot(ctx.workspace.root, candidates, start);
+      const files = candidates.files;
+      const from = resumeIndex(files, start?.cursor ?? null);
+      const fullScan = a.output !== 'matches';
+
+      /** Feeds one batch's answer to the page; false once it is full. */
+      const take = (found: readonly FileHits[], checkContent: boolean): boolean => {
+        for (const f of found) {
+          if (checkContent) {
+            const head = reader.head(f.path);
+            if (head === null) continue; // gone, or now a link: not searched
+            const cls = classifyHead(head, a.include_generated);
+            if (cls !== 'text') {
+              content[cls]++;
+              continue;
+            }
+          }
+          if (!page.addFile(f, lines)) return false;
+        }
+        return true;
+      };
+
+      switch (a.mode) {
+        case 'filename':
+          for (const f of filenameHits(files, from, a)) {
+            if (!page.addFile(f, lines)) break;
+          }
+          break;
+        case 'literal':
+        case 'regex': {
+          engine = await deps.engine();
+          engineName = engine.name;
+          const q = { kind: a.mode, pattern: a.query, caseSensitive: a.case_sensitive, want: a.output === 'matches' ? 'lines' : a.output === 'count_only' ? 'counts' : 'paths' } as const;
+          for (const batch of batches(files, from, fullScan)) {
+            const found = await engine.search(batch, q, reader, signal);
+            if (!take(found, true)) break;
+            page.scannedThrough(batch[batch.length - 1] as string);
+          }
+          break;
+        }
+        case 'symbol': {
+          engine = await deps.engine();
+          engineName = `ast-grep+${engine.name}`;
+          const sources = files.slice(from).filter((p) => languageOf(p) !== null);
+          const q = { kind: 'literal', pattern: a.query, caseSensitive: a.case_sensitive, want: 'paths' } as const;
+          for (const batch of batches(sources, 0, false)) {
+            // Only files that contain the name are parsed.
+            const holding = (await engine.search(batch, q, reader, signal)).map((f) => f.path);
+            const found = await findDefinitions(holding, a.query, a.case_sensitive, reader, signal);
+            if (!take(found, true)) break;
+            page.scannedThrough(batch[batch.length - 1] as string);
+          }
+          break;
+        }
+        case 'structural': {
+          engineName = 'ast-grep';
+          const langs = ctx.prepared.languages;
+          const sources = files.slice(from).filter((p) => {
+            const l = languageOf(p);
+            return l !== null && langs.includes(l);
+          });
+          for (const batch of batches(sources, 0, false)) {
+            const found = await findStructural(batch, a.query, langs, reader, signal);
+            if (!take(found, true)) break;
+            page.scannedThrough(batch[batch.length - 1] as string);
+          }
+          break;
+        }
+      }
+    } catch (e) {
+      // Our own timeout ends the page early; the call's deadline or a cancellation ends the call.
+      if (!timer.signal.aborted || ctx.signal.aborted) throw e;
+      if (candidates === null) throw new ToolgateError('timed_out', `fs.search could not list the files within timeout_ms (${a.timeout_ms})`, { timeout_ms: a.timeout_ms });
+      page.timedOut();
+    }
+  } finally {
+    clearTimeout(timeout);
+    reader.close();
+    await engine?.close();
+  }
+
+  const files = candidates.files;
+  const truncated = page.truncation !== null;
+  let continuation: string | null = null;
+  if (truncated) {
+    const upTo = page.cursor === null ? 0 : resumeIndex(files, { path: page.cursor.path, line: null, column: null });
+    continuation = signToken(ctx.tokens, {
+      q: query,
+      rev: revision,
+      list: candidates.listDigest,
+      seen: statDigest(ctx.workspace.root, files, upTo),
+      cursor: page.cursor,
+      before: (start?.before ?? 0) + page.results,
+    });
+  }
+  const skipped: SkippedCounts = { binary: content.binary, ignored: candidates.skipped.ignored, generated: candidates.skipped.generated + content.generated, secret: candidates.skipped.secret };
+  const result: FsSearchResult = {
+    mode: a.mode,
+    output: a.output,
+    matches: a.output === 'matches' ? page.matches : null,
+    counts: a.output === 'count_only' ? page.counts : null,
+    paths: a.output === 'paths_only' ? page.paths : null,
+    total: truncated ? null : (start?.before ?? 0) + page.results,
+    skipped,
+    truncated,
+    truncation_reason: page.truncation,
+    continuation,
+    revision,
+    engine: engineName,
+  };
+  return { status: 'succeeded', result, truncated };
+}
+
+function checkSnapshot(root: string, candidates: CandidateSet, start: PageStart): void {
+  const stale = (reason: string, message: string): ToolgateError => new ToolgateError('stale_continuation', message, { reason });
+  if (candidates.listDigest !== start.listDigest) throw stale('file_list', 'files were added, removed or newly ignored since the previous page');
+  const upTo = start.cursor === null ? 0 : resumeIndex(candidates.files, { path: start.cursor.path, line: null, column: null });
+  if (statDigest(root, candidates.files, upTo) !== start.seenDigest) throw stale('file_changed', 'a file already searched changed since the previous page');
+}
+
