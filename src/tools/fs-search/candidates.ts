@@ -96,11 +96,23 @@ function listFromWalk(root: string, signal: AbortSignal): RawList {
   return { files, ignored: 0 };
 }
 
+/**
+ * A glob with a slash matches the whole workspace-relative path; one without matches the file
+ * name anywhere (`*.ts`), as in .gitignore.
+ */
+export function globMatcher(globs: readonly string[], nocase: boolean): (path: string) => boolean {
+  const full = globs.filter((g) => g.includes('/'));
+  const names = globs.filter((g) => !g.includes('/'));
+  const matchFull = full.length ? picomatch(full, { dot: true, nocase }) : null;
+  const matchName = names.length ? picomatch(names, { dot: true, nocase }) : null;
+  return (path) => (matchFull !== null && matchFull(path)) || (matchName !== null && matchName(path.slice(path.lastIndexOf('/') + 1)));
+}
+
 export async function listCandidates(ws: Workspace, opts: CandidateOptions, signal: AbortSignal): Promise<CandidateSet> {
   const fromGit = await listFromGit(ws.root, opts.include_ignored, signal);
   const raw = fromGit ?? listFromWalk(ws.root, signal);
-  const include = opts.include?.length ? picomatch([...opts.include], { dot: true, basename: true }) : null;
-  const exclude = opts.exclude?.length ? picomatch([...opts.exclude], { dot: true, basename: true }) : null;
+  const include = opts.include?.length ? globMatcher(opts.include, false) : null;
+  const exclude = opts.exclude?.length ? globMatcher(opts.exclude, false) : null;
   let secret = 0;
   let generated = 0;
   const files: string[] = [];

@@ -1,9 +1,8 @@
 // One fs.search page: list candidates, check the continuation against them, feed files to the
 // mode's matcher in result order and stop as soon as the page is full or time is up.
-import picomatch from 'picomatch';
 import { ToolgateError } from '../../protocol/index.js';
 import type { ExecuteContext, ToolOutcome } from '../../registry/index.js';
-import { listCandidates, type CandidateSet } from './candidates.js';
+import { globMatcher, listCandidates, type CandidateSet } from './candidates.js';
 import { openToken, queryDigest, signToken, statDigest, type PageStart } from './continuation.js';
 import { classifyHead, FileReader } from './file-access.js';
 import { PageBuilder, type ContextSource } from './page.js';
@@ -52,7 +51,7 @@ class FileLines implements ContextSource {
 
 function filenameHits(files: readonly string[], start: number, a: FsSearchArgs): Generator<FileHits> {
   const isGlob = /[*?[\]{}]/.test(a.query);
-  const glob = isGlob ? picomatch(a.query, { dot: true, basename: true, nocase: !a.case_sensitive }) : null;
+  const glob = isGlob ? globMatcher([a.query], !a.case_sensitive) : null;
   const needle = a.case_sensitive ? a.query : a.query.toLowerCase();
   return (function* () {
     for (let i = start; i < files.length; i++) {
