@@ -151,7 +151,7 @@ describe('fs.search modes on a real git repository', () => {
       ['NewServer', ['src/c.go:5:6-15 function']],
       ['Limit', ['src/c.go:2:7-12 constant']],
       ['Parser', ['src/d.rs:1:12-18 struct']],
-      ['parse', ['src/d.rs:2:23-28 method']],
+      ['parse', ['src/d.rs:2:22-27 method']],
       ['make_parser', ['src/d.rs:3:8-19 function']],
       ['LIMIT', ['src/d.rs:4:7-12 constant']],
       ['used', ['src/a.ts:11:7-11 constant']],
