@@ -1,0 +1,126 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { harness, makeRepo, write } from './fixture.js';
+import { createFsSearch } from '../../../src/tools/fs-search/tool.js';
+import type { AnyTool } from '../../../src/registry/index.js';
+import type { FsSearchResult } from '../../../src/tools/fs-search/schema.js';
+
+let root: string;
+before(() => {
+  root = makeRepo();
+  write(root, 'src/long.txt', 'a'.repeat(100_000) + '!\n');
+});
+after(() => rmSync(root, { recursive: true, force: true }));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('fs.search regex safety and stopping the work', () => {
+  it('ripgrep runs a catastrophic pattern in linear time', async () => {
+    const h = harness(root);
+    try {
+      const started = Date.now();
+      const r = await h.call({ mode: 'regex', query: '(a+)+$', output: 'count_only', timeout_ms: 5000 });
+      const res = r.result as FsSearchResult;
+      assert.equal(r.status, 'succeeded');
+      assert.equal(res.truncated, false);
+      assert.deepEqual(res.counts, []);
+      assert.ok(Date.now() - started < 5000);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('without ripgrep, a catastrophic pattern returns at its timeout and the matching stops', async () => {
+    const h = harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
+    try {
+      const started = Date.now();
+      const r = await h.call({ mode: 'regex', query: '(a+)+$', include: ['src/long.txt'], timeout_ms: 400 });
+      const elapsed = Date.now() - started;
+      assert.equal(r.status, 'succeeded');
+      const res = r.result as FsSearchResult;
+      assert.equal(res.truncated, true);
+      assert.equal(res.truncation_reason, 'timeout');
+      assert.deepEqual(res.matches, []);
+      assert.ok(elapsed < 2500, `returned after ${elapsed} ms`);
+      // The worker was terminated: the process burns no more CPU on the pattern.
+      const cpu = process.cpuUsage();
+      await sleep(500);
+      const used = process.cpuUsage(cpu);
+      assert.ok((used.user + used.system) / 1000 < 200, `still burning CPU: ${JSON.stringify(used)}`);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('without ripgrep, lookaround (which ripgrep rejects) is invalid_arguments', async () => {
+    const h = harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
+    try {
+      const r = await h.call({ mode: 'regex', query: 'needle(?=\\()' });
+      assert.equal(r.error?.code, 'invalid_arguments');
+      const bad = await h.call({ mode: 'regex', query: '[z-a]' });
+      assert.equal(bad.error?.code, 'invalid_arguments');
+      assert.match(String(bad.error?.data['message']), /Range out of order/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('kills the engine process at the timeout: no child outlives the call', async () => {
+    // A stand-in ripgrep that records its pid and never finishes.
+    const bin = join(root, '..', `slow-rg-${process.pid}.sh`);
+    const pids = join(root, '..', `slow-rg-${process.pid}.pids`);
+    writeFileSync(bin, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo 'ripgrep 13.0.0'; exit 0; fi\necho $$ >> '${pids}'\nexec sleep 30\n`);
+    chmodSync(bin, 0o755);
+    const h = harness(root, [createFsSearch({ ripgrep: bin }) as unknown as AnyTool]);
+    try {
+      const started = Date.now();
+      const r = await h.call({ query: 'needle', timeout_ms: 300 });
+      assert.ok(Date.now() - started < 3000);
+      assert.equal(r.status, 'succeeded');
+      const res = r.result as FsSearchResult;
+      assert.equal(res.truncation_reason, 'timeout');
+      assert.equal(res.truncated, true);
+      assert.ok(existsSync(pids));
+      const started_pids = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+      assert.ok(started_pids.length >= 1);
+      for (const pid of started_pids) assert.equal(alive(pid), false, `engine ${pid} still running`);
+      // A timed-out page still resumes: the continuation starts where the page stopped.
+      assert.equal(typeof res.continuation, 'string');
+    } finally {
+      await h.close();
+      rmSync(bin, { force: true });
+      rmSync(pids, { force: true });
+    }
+  });
+
+  it('cancellation by the client ends the call and kills the engine process', async () => {
+    const bin = join(root, '..', `slow-rg2-${process.pid}.sh`);
+    const pids = join(root, '..', `slow-rg2-${process.pid}.pids`);
+    writeFileSync(bin, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo 'ripgrep 13.0.0'; exit 0; fi\necho $$ >> '${pids}'\nexec sleep 30\n`);
+    chmodSync(bin, 0o755);
+    const h = harness(root, [createFsSearch({ ripgrep: bin }) as unknown as AnyTool]);
+    try {
+      const ac = new AbortController();
+      const pending = h.rt.call({ protocol_version: 'tool-call.v1', task_id: 't1', tool: 'fs.search', arguments: { query: 'needle', timeout_ms: 60_000 } }, { signal: ac.signal });
+      for (let i = 0; i < 100 && !existsSync(pids); i++) await sleep(20);
+      ac.abort();
+      const r = await pending;
+      assert.equal(r.status, 'cancelled');
+      for (const pid of readFileSync(pids, 'utf8').trim().split('\n').map(Number)) assert.equal(alive(pid), false);
+    } finally {
+      await h.close();
+      rmSync(bin, { force: true });
+      rmSync(pids, { force: true });
+    }
+  });
+});
