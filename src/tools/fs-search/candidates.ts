@@ -47,8 +47,25 @@ function splitZ(buf: Buffer): string[] {
 }
 
 interface RawList {
+  /** In path order. */
   readonly files: string[];
   readonly ignored: number;
+}
+
+function isSorted(xs: readonly string[]): boolean {
+  for (let i = 1; i < xs.length; i++) if (comparePaths(xs[i - 1] as string, xs[i] as string) > 0) return false;
+  return true;
+}
+
+/** Merges two lists in path order into one. */
+function merge(a: readonly string[], b: readonly string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(comparePaths(a[i] as string, b[j] as string) <= 0 ? (a[i++] as string) : (b[j++] as string));
+  while (i < a.length) out.push(a[i++] as string);
+  while (j < b.length) out.push(b[j++] as string);
+  return out;
 }
 
 async function listFromGit(root: string, includeIgnored: boolean, signal: AbortSignal): Promise<RawList | null> {
@@ -58,27 +75,30 @@ async function listFromGit(root: string, includeIgnored: boolean, signal: AbortS
   const [c, o, i] = await Promise.all([cached, others, ignored]);
   signal.throwIfAborted();
   if (c.code !== 0 || o.code !== 0 || (i !== null && i.code !== 0)) return null;
-  const seen = new Set<string>();
-  const files: string[] = [];
+  const tracked: string[] = [];
+  let previous = '';
   for (const rec of splitZ(c.stdout)) {
-    const tab = rec.indexOf('\t');
-    const path = rec.slice(tab + 1);
-    // Links and submodules are not followed: only regular files are searched.
-    if (!GIT_MODE_REGULAR.test(rec) || seen.has(path)) continue;
-    seen.add(path);
-    files.push(path);
+    const path = rec.slice(rec.indexOf('\t') + 1);
+    // Links and submodules are not followed: only regular files are searched. Unmerged
+    // paths appear once per stage, next to each other.
+    if (!GIT_MODE_REGULAR.test(rec) || path === previous) continue;
+    previous = path;
+    tracked.push(path);
   }
+  const untracked: string[] = [];
   for (const path of splitZ(o.stdout)) {
-    if (seen.has(path)) continue;
     let regular = false;
     try {
       regular = lstatSync(join(root, path)).isFile();
     } catch {
       regular = false;
     }
-    if (regular) files.push(path);
+    if (regular) untracked.push(path);
   }
-  return { files, ignored: i === null ? 0 : splitZ(i.stdout).length };
+  // The index is kept in byte order already; only the (usually short) untracked list is sorted.
+  if (!isSorted(tracked)) tracked.sort(comparePaths);
+  untracked.sort(comparePaths);
+  return { files: merge(tracked, untracked), ignored: i === null ? 0 : splitZ(i.stdout).length };
 }
 
 function listFromWalk(root: string, signal: AbortSignal): RawList {
@@ -111,6 +131,7 @@ export function globMatcher(globs: readonly string[], nocase: boolean): (path: s
 export async function listCandidates(ws: Workspace, opts: CandidateOptions, signal: AbortSignal): Promise<CandidateSet> {
   const fromGit = await listFromGit(ws.root, opts.include_ignored, signal);
   const raw = fromGit ?? listFromWalk(ws.root, signal);
+  if (!fromGit) raw.files.sort(comparePaths);
   const include = opts.include?.length ? globMatcher(opts.include, false) : null;
   const exclude = opts.exclude?.length ? globMatcher(opts.exclude, false) : null;
   let secret = 0;
@@ -129,7 +150,6 @@ export async function listCandidates(ws: Workspace, opts: CandidateOptions, sign
     }
     files.push(path);
   }
-  files.sort(comparePaths);
   return {
     files,
     listDigest: sha256Hex(files.join('\0')),

@@ -1,16 +1,18 @@
 // Reads candidate files beneath the root without following links: each directory is opened
-// once through the workspace's race-safe walk, each file through that directory with
-// O_NOFOLLOW. A file that turned into a link (or vanished) since it was listed reads as absent.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+// once, from its parent's fd, and each file through its directory, all with O_NOFOLLOW (the
+// same walk as Workspace.openLeaf, shared between the files of one search). A file that
+// turned into a link (or vanished) since it was listed reads as absent.
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import type { Workspace } from '../../resources/index.js';
 import { procPath } from '../../resources/index.js';
 
-const { O_RDONLY, O_NOFOLLOW } = constants;
+const { O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = constants;
 /** Like git: a NUL byte in the first 8000 bytes makes a file binary. */
 export const BINARY_SNIFF_BYTES = 8000;
 /** `@generated` within the first bytes marks a generated file. */
 const GENERATED_MARK_BYTES = 1024;
 const GENERATED_MARK = Buffer.from('@generated');
+const MAX_OPEN_DIRS = 256;
 
 export type ContentClass = 'text' | 'binary' | 'generated';
 
@@ -28,16 +30,33 @@ export class FileReader {
     this.#ws = ws;
   }
 
-  #dirFd(dir: string, anyChild: string): number | null {
+  /**
+   * The directory's fd, opened from its parent's fd one component at a time with O_NOFOLLOW
+   * (so no link is ever traversed), and checked to lie beneath the root once per directory.
+   */
+  #dirFd(dir: string): number | null {
+    if (dir === '') return this.#ws.rootFd;
     const known = this.#dirs.get(dir);
     if (known !== undefined) return known;
+    // Files come in path order, so directories are needed in runs: bound what is held open.
+    if (this.#dirs.size >= MAX_OPEN_DIRS) this.close();
+    const slash = dir.lastIndexOf('/');
+    const parent = this.#dirFd(slash === -1 ? '' : dir.slice(0, slash));
     let fd: number | null = null;
-    try {
-      // openLeaf hands back the parent directory of the leaf, verified beneath the root.
-      const leaf = this.#ws.openLeaf(anyChild, { links: 'never', allowMissingLeaf: true, leafNoFollow: true });
-      fd = leaf.dirfd === this.#ws.rootFd ? this.#ws.rootFd : leaf.dirfd;
-    } catch {
-      fd = null;
+    if (parent !== null) {
+      let opened: number | null = null;
+      try {
+        opened = openSync(procPath(parent, dir.slice(slash + 1)), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        // Defence in depth, as in Workspace.openLeaf: the directory was not moved out meanwhile.
+        if (readlinkSync(`/proc/self/fd/${opened}`).startsWith(this.#ws.root + '/')) {
+          fd = opened;
+          opened = null;
+        }
+      } catch {
+        fd = null;
+      } finally {
+        if (opened !== null) closeSync(opened);
+      }
     }
     this.#dirs.set(dir, fd);
     return fd;
@@ -47,7 +66,7 @@ export class FileReader {
   open(path: string): number | null {
     const slash = path.lastIndexOf('/');
     const dir = slash === -1 ? '' : path.slice(0, slash);
-    const dirfd = this.#dirFd(dir, path);
+    const dirfd = this.#dirFd(dir);
     if (dirfd === null) return null;
     let fd: number;
     try {
