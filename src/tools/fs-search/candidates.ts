@@ -5,7 +5,7 @@ import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { sha256Hex } from '../../protocol/index.js';
-import type { Workspace } from '../../resources/index.js';
+import type { PathClass, Workspace } from '../../resources/index.js';
 import { runCollect } from './child.js';
 import { comparePaths } from './order.js';
 
@@ -34,6 +34,7 @@ export function gitArgs(...args: string[]): string[] {
 }
 
 function isGeneratedPath(path: string): boolean {
+  if (!path.includes('node_modules/') && !path.includes('dist/')) return false;
   const parts = path.split('/');
   for (let i = 0; i < parts.length - 1; i++) if (GENERATED_DIRS.has(parts[i] as string)) return true;
   return false;
@@ -50,11 +51,6 @@ interface RawList {
   /** In path order. */
   readonly files: string[];
   readonly ignored: number;
-}
-
-function isSorted(xs: readonly string[]): boolean {
-  for (let i = 1; i < xs.length; i++) if (comparePaths(xs[i - 1] as string, xs[i] as string) > 0) return false;
-  return true;
 }
 
 /** Merges two lists in path order into one. */
@@ -95,8 +91,8 @@ async function listFromGit(root: string, includeIgnored: boolean, signal: AbortS
     }
     if (regular) untracked.push(path);
   }
-  // The index is kept in byte order already; only the (usually short) untracked list is sorted.
-  if (!isSorted(tracked)) tracked.sort(comparePaths);
+  // git keeps its index sorted by the bytes of the path: our order. Only the (usually short)
+  // untracked list needs sorting.
   untracked.sort(comparePaths);
   return { files: merge(tracked, untracked), ignored: i === null ? 0 : splitZ(i.stdout).length };
 }
@@ -128,7 +124,32 @@ export function globMatcher(globs: readonly string[], nocase: boolean): (path: s
   return (path) => (matchFull !== null && matchFull(path)) || (matchName !== null && matchName(path.slice(path.lastIndexOf('/') + 1)));
 }
 
-export async function listCandidates(ws: Workspace, opts: CandidateOptions, signal: AbortSignal): Promise<CandidateSet> {
+/**
+ * Remembers `classifier.classify(path)` per workspace (the classification of a path never
+ * changes for a workspace's life); bounded.
+ */
+export class PathClassCache {
+  readonly #byWorkspace = new WeakMap<Workspace, Map<string, PathClass>>();
+  readonly #max: number;
+
+  constructor(max = 500_000) {
+    this.#max = max;
+  }
+
+  classify(ws: Workspace, path: string): PathClass {
+    let m = this.#byWorkspace.get(ws);
+    if (!m) this.#byWorkspace.set(ws, (m = new Map()));
+    let c = m.get(path);
+    if (c === undefined) {
+      c = ws.classifier.classify(path);
+      if (m.size >= this.#max) m.clear();
+      m.set(path, c);
+    }
+    return c;
+  }
+}
+
+export async function listCandidates(ws: Workspace, opts: CandidateOptions, signal: AbortSignal, classes: PathClassCache): Promise<CandidateSet> {
   const fromGit = await listFromGit(ws.root, opts.include_ignored, signal);
   const raw = fromGit ?? listFromWalk(ws.root, signal);
   if (!fromGit) raw.files.sort(comparePaths);
@@ -140,7 +161,7 @@ export async function listCandidates(ws: Workspace, opts: CandidateOptions, sign
   for (const path of raw.files) {
     if (include && !include(path)) continue;
     if (exclude && exclude(path)) continue;
-    if (ws.classifier.classify(path) !== 'ordinary') {
+    if (classes.classify(ws, path) !== 'ordinary') {
       secret++;
       continue;
     }

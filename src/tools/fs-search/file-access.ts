@@ -10,17 +10,9 @@ const { O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = constants;
 /** Like git: a NUL byte in the first 8000 bytes makes a file binary. */
 export const BINARY_SNIFF_BYTES = 8000;
 /** `@generated` within the first bytes marks a generated file. */
-const GENERATED_MARK_BYTES = 1024;
-const GENERATED_MARK = Buffer.from('@generated');
+export const GENERATED_MARK_BYTES = 1024;
+export const GENERATED_MARK = Buffer.from('@generated');
 const MAX_OPEN_DIRS = 256;
-
-export type ContentClass = 'text' | 'binary' | 'generated';
-
-export function classifyHead(head: Buffer, includeGenerated: boolean): ContentClass {
-  if (head.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return 'binary';
-  if (!includeGenerated && head.subarray(0, GENERATED_MARK_BYTES).includes(GENERATED_MARK)) return 'generated';
-  return 'text';
-}
 
 export class FileReader {
   readonly #ws: Workspace;
@@ -62,15 +54,20 @@ export class FileReader {
     return fd;
   }
 
+  /** The open directory holding `path` and the file's name in it (null when unreachable). */
+  locate(path: string): { dirfd: number; name: string } | null {
+    const slash = path.lastIndexOf('/');
+    const dirfd = this.#dirFd(slash === -1 ? '' : path.slice(0, slash));
+    return dirfd === null ? null : { dirfd, name: path.slice(slash + 1) };
+  }
+
   /** Opens a regular file, or returns null when it is gone, a link or not regular. */
   open(path: string): number | null {
-    const slash = path.lastIndexOf('/');
-    const dir = slash === -1 ? '' : path.slice(0, slash);
-    const dirfd = this.#dirFd(dir);
-    if (dirfd === null) return null;
+    const at = this.locate(path);
+    if (at === null) return null;
     let fd: number;
     try {
-      fd = openSync(procPath(dirfd, path.slice(slash + 1)), O_RDONLY | O_NOFOLLOW);
+      fd = openSync(procPath(at.dirfd, at.name), O_RDONLY | O_NOFOLLOW);
     } catch {
       return null;
     }

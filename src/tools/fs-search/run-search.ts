@@ -2,9 +2,10 @@
 // mode's matcher in result order and stop as soon as the page is full or time is up.
 import { ToolgateError } from '../../protocol/index.js';
 import type { ExecuteContext, ToolOutcome } from '../../registry/index.js';
-import { globMatcher, listCandidates, type CandidateSet } from './candidates.js';
+import { globMatcher, listCandidates, type CandidateSet, type PathClassCache } from './candidates.js';
 import { openToken, queryDigest, signToken, statDigest, type PageStart } from './continuation.js';
-import { classifyHead, FileReader } from './file-access.js';
+import { FileReader } from './file-access.js';
+import type { ContentClassCache } from './content-class.js';
 import { PageBuilder, type ContextSource } from './page.js';
 import { resumeIndex } from './order.js';
 import type { FsSearchArgs, FsSearchResult, SkippedCounts, StructuralLanguage } from './schema.js';
@@ -77,6 +78,8 @@ function filenameHits(files: readonly string[], start: number, a: FsSearchArgs):
 
 export interface SearchDeps {
   readonly engine: () => Promise<ContentEngine>;
+  readonly heads: ContentClassCache;
+  readonly classes: PathClassCache;
 }
 
 export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared>, deps: SearchDeps): Promise<ToolOutcome<FsSearchResult>> {
@@ -97,7 +100,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
   let candidates: CandidateSet | null = null;
   try {
     try {
-      candidates = await listCandidates(ctx.workspace, a, signal);
+      candidates = await listCandidates(ctx.workspace, a, signal, deps.classes);
       if (start !== null) checkSnapshot(ctx.workspace.root, candidates, start);
       const files = candidates.files;
       const from = resumeIndex(files, start?.cursor ?? null);
@@ -107,11 +110,14 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
       const take = (found: readonly FileHits[], checkContent: boolean): boolean => {
         for (const f of found) {
           if (checkContent) {
-            const head = reader.head(f.path);
-            if (head === null) continue; // gone, or now a link: not searched
-            const cls = classifyHead(head, a.include_generated);
-            if (cls !== 'text') {
-              content[cls]++;
+            const facts = deps.heads.facts(reader, f.path);
+            if (facts === null) continue; // gone, or now a link: not searched
+            if (facts.binary) {
+              content.binary++;
+              continue;
+            }
+            if (facts.marked && !a.include_generated) {
+              content.generated++;
               continue;
             }
           }

@@ -6,6 +6,8 @@ import { RipgrepEngine } from './engines/ripgrep.js';
 import { structuralLanguages } from './engines/ast-search.js';
 import type { ContentEngine } from './engines/types.js';
 import { runSearch, type SearchPrepared } from './run-search.js';
+import { ContentClassCache } from './content-class.js';
+import { PathClassCache } from './candidates.js';
 import { fsSearchArgs, fsSearchResult, MAX_BYTES_LIMIT, TIMEOUT_LIMIT_MS, type FsSearchArgs, type FsSearchResult } from './schema.js';
 
 export interface FsSearchOptions {
@@ -26,6 +28,8 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
   const choice = opts.engine ?? 'auto';
   const rg = opts.ripgrep ?? 'rg';
   let hasRipgrep: Promise<boolean> | null = null;
+  const heads = new ContentClassCache();
+  const classes = new PathClassCache();
   const ripgrepRuns = (): Promise<boolean> =>
     (hasRipgrep ??= runChild(rg, ['--version'], { cwd: '/', signal: new AbortController().signal, onStdout: () => {} }).then(
       (r) => r.code === 0,
@@ -82,7 +86,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
       return { resources: [{ kind: 'path', path: '.', access: 'read' }], prepared: { languages } };
     },
     execute(ctx) {
-      return runSearch(ctx, { engine: () => engineFor(ctx.workspace.root) });
+      return runSearch(ctx, { engine: () => engineFor(ctx.workspace.root), heads, classes });
     },
   });
 }
