@@ -1,7 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { harness, makeRepo, type Harness } from './fixture.js';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { harness, makeRepo, write, type Harness } from './fixture.js';
 import type { FsSearchResult, SearchMatch } from '../../../src/tools/fs-search/schema.js';
 
 let h: Harness;
@@ -188,5 +190,29 @@ describe('fs.search modes on a real git repository', () => {
     }
     const f = await search({ mode: 'filename', query: 'passwd', output: 'paths_only' });
     assert.deepEqual(f.paths, []);
+  });
+});
+
+describe('fs.search outside a git work tree', () => {
+  it('walks the tree without following links and applies the same skips', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'fs-search-plain-'));
+    const outside = mkdtempSync(join(tmpdir(), 'fs-search-outside-'));
+    write(root, 'b/x.txt', 'needle\n');
+    write(root, 'a.txt', 'needle needle\n');
+    write(root, 'node_modules/m/i.js', 'needle\n');
+    write(root, '.env', 'needle\n');
+    write(root, 'bin.dat', Buffer.from([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0]));
+    write(outside, 'secret.txt', 'needle\n');
+    symlinkSync(outside, join(root, 'out'));
+    const p = harness(root);
+    try {
+      const r = (await p.call({ query: 'needle' })).result as FsSearchResult;
+      assert.deepEqual(r.matches?.map(at), ['a.txt:1:1-7', 'a.txt:1:8-14', 'b/x.txt:1:1-7']);
+      assert.deepEqual(r.skipped, { ignored: 0, generated: 1, binary: 1, secret: 1 });
+    } finally {
+      await p.close();
+      rmSync(root, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });
