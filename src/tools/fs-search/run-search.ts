@@ -17,7 +17,8 @@ import { languageOf } from './engines/ast-languages.js';
 const FIRST_BATCH = 256;
 const BATCH_GROWTH = 4;
 const MAX_BATCH = 16_384;
-const MAX_BATCH_ARG_BYTES = 512 * 1024;
+/** Well below Linux's 2 MiB for arguments and environment together. */
+const MAX_BATCH_ARG_BYTES = 1024 * 1024;
 const MAX_CONTEXT_FILE_BYTES = 16 * 1024 * 1024;
 
 export interface SearchPrepared {
@@ -25,16 +26,20 @@ export interface SearchPrepared {
   readonly languages: readonly StructuralLanguage[];
 }
 
-function* batches(files: readonly string[], start: number, fullScan: boolean): Generator<readonly string[]> {
+/**
+ * Slices of `files` for one matcher run each. A page that needs every file (counts, paths) or
+ * that is still sparse after a batch (`sparse()`: a rare query) goes straight to the largest.
+ */
+function* batches(files: readonly string[], start: number, fullScan: boolean, sparse: () => boolean = () => false): Generator<readonly string[]> {
   let size = fullScan ? MAX_BATCH : FIRST_BATCH;
   let i = start;
   while (i < files.length) {
     let end = i;
     let bytes = 0;
-    while (end < files.length && end - i < size && bytes < MAX_BATCH_ARG_BYTES) bytes += (files[end++] as string).length + 1;
+    while (end < files.length && end - i < size && bytes < MAX_BATCH_ARG_BYTES) bytes += Buffer.byteLength(files[end++] as string) + 1;
     yield files.slice(i, end);
     i = end;
-    size = Math.min(MAX_BATCH, size * BATCH_GROWTH);
+    size = sparse() ? MAX_BATCH : Math.min(MAX_BATCH, size * BATCH_GROWTH);
   }
 }
 
@@ -137,7 +142,8 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
           engine = await deps.engine();
           engineName = engine.name;
           const q = { kind: a.mode, pattern: a.query, caseSensitive: a.case_sensitive, want: a.output === 'matches' ? 'lines' : a.output === 'count_only' ? 'counts' : 'paths' } as const;
-          for (const batch of batches(files, from, fullScan)) {
+          const sparse = (): boolean => page.results < a.max_results / 4;
+          for (const batch of batches(files, from, fullScan, sparse)) {
             const found = await engine.search(batch, q, reader, signal);
             if (!take(found, true)) break;
             page.scannedThrough(batch[batch.length - 1] as string);
