@@ -15,6 +15,7 @@ import { languageOf } from './engines/ast-languages.js';
 
 /** Files handed to a matcher at once grow by this factor from FIRST_BATCH: small first pages stay cheap. */
 const FIRST_BATCH = 256;
+const FULL_SCAN_FIRST_BATCH = 4096;
 const BATCH_GROWTH = 4;
 const MAX_BATCH = 16_384;
 /** Well below Linux's 2 MiB for arguments and environment together. */
@@ -27,19 +28,36 @@ export interface SearchPrepared {
 }
 
 /**
- * Slices of `files` for one matcher run each. A page that needs every file (counts, paths) or
- * that is still sparse after a batch (`sparse()`: a rare query) goes straight to the largest.
+ * Slices of `files` in order, one matcher run each. Sizes grow by BATCH_GROWTH from the first
+ * (small for a page of matches, large when every file is needed), jump to the largest while the
+ * page is still sparse (a rare query), and are capped so that a batch is expected to finish
+ * within half the time left: a timeout then loses at most the batch in flight, and the page
+ * keeps what the earlier ones found.
  */
-function* batches(files: readonly string[], start: number, fullScan: boolean, sparse: () => boolean = () => false): Generator<readonly string[]> {
-  let size = fullScan ? MAX_BATCH : FIRST_BATCH;
-  let i = start;
-  while (i < files.length) {
-    let end = i;
-    let bytes = 0;
-    while (end < files.length && end - i < size && bytes < MAX_BATCH_ARG_BYTES) bytes += Buffer.byteLength(files[end++] as string) + 1;
-    yield files.slice(i, end);
-    i = end;
-    size = sparse() ? MAX_BATCH : Math.min(MAX_BATCH, size * BATCH_GROWTH);
+class Batches {
+  readonly #started = Date.now();
+  #filesDone = 0;
+
+  constructor(
+    private readonly deadline: number,
+    private readonly sparse: () => boolean = () => false,
+  ) {}
+
+  *over(files: readonly string[], start: number, fullScan: boolean): Generator<readonly string[]> {
+    let size = fullScan ? FULL_SCAN_FIRST_BATCH : FIRST_BATCH;
+    let i = start;
+    while (i < files.length) {
+      let end = i;
+      let bytes = 0;
+      while (end < files.length && end - i < size && bytes < MAX_BATCH_ARG_BYTES) bytes += Buffer.byteLength(files[end++] as string) + 1;
+      yield files.slice(i, end);
+      this.#filesDone += end - i;
+      i = end;
+      size = this.sparse() ? MAX_BATCH : Math.min(MAX_BATCH, size * BATCH_GROWTH);
+      const elapsed = Math.max(1, Date.now() - this.#started);
+      const fits = Math.floor(((this.deadline - Date.now()) / 2) * (this.#filesDone / elapsed));
+      size = Math.max(FIRST_BATCH, Math.min(size, fits));
+    }
   }
 }
 
@@ -93,6 +111,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
   const revision = ctx.revision.current();
   const start: PageStart | null = a.continuation !== undefined ? openToken(ctx.tokens, a.continuation, query, revision) : null;
 
+  const pageDeadline = Math.min(Date.now() + a.timeout_ms, ctx.deadline);
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(new ToolgateError('timed_out', `fs.search passed its timeout_ms of ${a.timeout_ms}`)), a.timeout_ms);
   const signal = AbortSignal.any([ctx.signal, timer.signal]);
@@ -143,7 +162,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
           engineName = engine.name;
           const q = { kind: a.mode, pattern: a.query, caseSensitive: a.case_sensitive, want: a.output === 'matches' ? 'lines' : a.output === 'count_only' ? 'counts' : 'paths' } as const;
           const sparse = (): boolean => page.results < a.max_results / 4;
-          for (const batch of batches(files, from, fullScan, sparse)) {
+          for (const batch of new Batches(pageDeadline, sparse).over(files, from, fullScan)) {
             const found = await engine.search(batch, q, reader, signal);
             if (!take(found, true)) break;
             page.scannedThrough(batch[batch.length - 1] as string);
@@ -155,7 +174,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
           engineName = `ast-grep+${engine.name}`;
           const sources = files.slice(from).filter((p) => languageOf(p) !== null);
           const q = { kind: 'literal', pattern: a.query, caseSensitive: a.case_sensitive, want: 'paths' } as const;
-          for (const batch of batches(sources, 0, false)) {
+          for (const batch of new Batches(pageDeadline).over(sources, 0, false)) {
             // Only files that contain the name are parsed.
             const holding = (await engine.search(batch, q, reader, signal)).map((f) => f.path);
             const found = await findDefinitions(holding, a.query, a.case_sensitive, reader, signal);
@@ -171,7 +190,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
             const l = languageOf(p);
             return l !== null && langs.includes(l);
           });
-          for (const batch of batches(sources, 0, false)) {
+          for (const batch of new Batches(pageDeadline).over(sources, 0, false)) {
             const found = await findStructural(batch, a.query, langs, reader, signal);
             if (!take(found, true)) break;
             page.scannedThrough(batch[batch.length - 1] as string);

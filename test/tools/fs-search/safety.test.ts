@@ -62,6 +62,39 @@ describe('fs.search regex safety and stopping the work', () => {
     }
   });
 
+  it('falls back to the JavaScript engine when ripgrep is not installed, with the same answer', async () => {
+    const h = harness(root, [createFsSearch({ ripgrep: join(root, 'no-such-rg') }) as unknown as AnyTool]);
+    const rg = harness(root);
+    try {
+      const r = (await h.call({ query: 'needle' })).result as FsSearchResult;
+      const want = (await rg.call({ query: 'needle' })).result as FsSearchResult;
+      assert.equal(r.engine, 'javascript');
+      assert.equal(want.engine, 'ripgrep');
+      assert.deepEqual(r.matches, want.matches);
+      assert.deepEqual(r.skipped, want.skipped);
+    } finally {
+      await h.close();
+      await rg.close();
+    }
+  });
+
+  it('a page that times out keeps what the batches before the slow one found, and says where to resume', async () => {
+    for (let i = 0; i < 300; i++) write(root, `many/f${String(i).padStart(3, '0')}.txt`, 'aaa\n');
+    write(root, 'many/z.txt', 'a'.repeat(50_000) + '!\n');
+    const h = harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
+    try {
+      const r = await h.call({ mode: 'regex', query: '(a+)+$', include: ['many/**'], timeout_ms: 1500, max_results: 10_000 });
+      const res = r.result as FsSearchResult;
+      assert.equal(res.truncation_reason, 'timeout');
+      assert.ok((res.matches?.length ?? 0) >= 256, `kept ${res.matches?.length}`);
+      assert.deepEqual(res.matches?.[0], { path: 'many/f000.txt', line: 1, column: 1, end_column: 4, text: 'aaa' });
+      assert.equal(typeof res.continuation, 'string');
+    } finally {
+      await h.close();
+      rmSync(join(root, 'many'), { recursive: true, force: true });
+    }
+  });
+
   it('without ripgrep, lookaround (which ripgrep rejects) is invalid_arguments', async () => {
     const h = harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
     try {
