@@ -19,7 +19,7 @@ const SOURCES: [string, string][] = [
   ['/usr/lib/node_modules', 'global-npm'],
   ['/usr/share/perl5', 'perl5'],
 ];
-const RUNS = 7;
+const RUNS = 9;
 
 function countFiles(dir: string): number {
   let n = 0;
@@ -67,15 +67,19 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] as number;
 }
 
-async function measure(fn: () => Promise<unknown>): Promise<number> {
-  await fn(); // warm
-  const times: number[] = [];
+/** Runs the three back to back, RUNS times (after a warm-up), so that each trio sees the same load. */
+async function measureTrio(fns: readonly (() => Promise<unknown>)[]): Promise<{ medians: number[]; ratios: number[][] }> {
+  for (const fn of fns) await fn();
+  const times: number[][] = fns.map(() => []);
   for (let i = 0; i < RUNS; i++) {
-    const t = process.hrtime.bigint();
-    await fn();
-    times.push(Number(process.hrtime.bigint() - t) / 1e6);
+    for (let k = 0; k < fns.length; k++) {
+      const t = process.hrtime.bigint();
+      await (fns[k] as () => Promise<unknown>)();
+      (times[k] as number[]).push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
   }
-  return median(times);
+  const ours = times[0] as number[];
+  return { medians: times.map(median), ratios: times.slice(1).map((ref) => ours.map((o, i) => o / (ref[i] as number))) };
 }
 
 async function main(): Promise<void> {
@@ -106,18 +110,30 @@ async function main(): Promise<void> {
   ];
   console.log(`corpus: ${files} files in ${WORK}; median of ${RUNS} warm runs; ripgrep: ${execFileSync('rg', ['--version']).toString().split('\n')[0]}`);
   console.log(['case', 'fs.search ms', 'rg ms', 'git grep ms', 'ratio vs rg', 'ratio vs git grep', 'results'].join(' | '));
+  console.log('(ratios: median over runs of fs.search / reference, each run measured back to back)');
+  // The floor under every fs.search page: listing candidates with the three git commands it runs.
+  const listing = (): Promise<number> =>
+    timeShell('git ls-files -z --stage >/dev/null & git ls-files -z --others --exclude-standard >/dev/null & git ls-files -z --others --ignored --exclude-standard --directory >/dev/null & wait');
   try {
     for (const c of cases) {
       let summary = '';
-      const ours = await measure(async () => {
-        const pages = await search(c.ours);
-        const last = pages[pages.length - 1] as FsSearchResult;
-        summary = `${pages.length} page(s), ${last.total ?? pages.reduce((s, p) => s + (p.matches?.length ?? 0), 0)} results, engine ${last.engine}`;
-      });
-      const rg = await measure(() => timeShell(c.rg));
-      const gg = await measure(() => timeShell(c.git));
-      console.log([c.name, ours.toFixed(1), rg.toFixed(1), gg.toFixed(1), (ours / rg).toFixed(2), (ours / gg).toFixed(2), summary].join(' | '));
+      const { medians, ratios } = await measureTrio([
+        async () => {
+          const pages = await search(c.ours);
+          const last = pages[pages.length - 1] as FsSearchResult;
+          summary = `${pages.length} page(s), ${last.total ?? pages.reduce((s, p) => s + (p.matches?.length ?? 0), 0)} results, engine ${last.engine}`;
+        },
+        () => timeShell(c.rg),
+        () => timeShell(c.git),
+      ]);
+      const [ours, rg, gg] = medians as [number, number, number];
+      const [vsRg, vsGit] = ratios.map(median) as [number, number];
+      console.log([c.name, ours.toFixed(1), rg.toFixed(1), gg.toFixed(1), vsRg.toFixed(2), vsGit.toFixed(2), summary].join(' | '));
     }
+    const floor = await measureTrio([listing, () => timeShell("rg -n --column -F function | head -n 200"), () => timeShell('git grep -c -F function')]);
+    const [l, r, g] = floor.medians as [number, number, number];
+    const [lr, lg] = floor.ratios.map(median) as [number, number];
+    console.log(['(listing floor: the 3 git ls-files)', l.toFixed(1), r.toFixed(1), g.toFixed(1), lr.toFixed(2), lg.toFixed(2), 'rg = first 200, git = full count'].join(' | '));
   } finally {
     await rt.close();
     rmSync(state, { recursive: true, force: true });

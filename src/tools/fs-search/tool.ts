@@ -17,6 +17,7 @@ export interface FsSearchOptions {
   readonly ripgrep?: string;
 }
 
+const VALIDATE_TIMEOUT_MS = 5_000;
 const IDENTIFIER = /^[\p{L}\p{Nl}_$][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}$]*$/u;
 
 function invalidQuery(message: string, data: Record<string, unknown> = {}): ToolgateError {
@@ -64,9 +65,12 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
           break;
         case 'regex': {
           const engine = await engineFor(ctx.workspace.root);
+          const stop = new AbortController();
+          const timer = setTimeout(() => stop.abort(new ToolgateError('timed_out', 'checking the regex took too long')), VALIDATE_TIMEOUT_MS);
           try {
-            await engine.validate({ kind: 'regex', pattern: args.query, caseSensitive: args.case_sensitive, want: 'paths' }, AbortSignal.timeout(5_000));
+            await engine.validate({ kind: 'regex', pattern: args.query, caseSensitive: args.case_sensitive, want: 'paths' }, stop.signal);
           } finally {
+            clearTimeout(timer);
             await engine.close();
           }
           break;
