@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { harness, makeRepo, write } from './fixture.js';
@@ -93,6 +94,28 @@ describe('fs.search regex safety and stopping the work', () => {
       await h.close();
       rmSync(join(root, 'many'), { recursive: true, force: true });
     }
+  });
+
+  it('a tracked file replaced by a link to outside the root is not searched through the link', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'fs-search-out-'));
+    writeFileSync(join(outside, 'private.txt'), 'needle from outside\n');
+    // The index still says lib.js is a regular file; the work tree now holds a link.
+    rmSync(join(root, 'lib.js'));
+    symlinkSync(join(outside, 'private.txt'), join(root, 'lib.js'));
+    for (const engine of ['ripgrep', 'javascript'] as const) {
+      const h = harness(root, [createFsSearch({ engine }) as unknown as AnyTool]);
+      try {
+        const r = (await h.call({ query: 'outside', include_ignored: true, include_generated: true })).result as FsSearchResult;
+        assert.deepEqual(r.matches, [], engine);
+        const all = (await h.call({ query: 'needle', output: 'paths_only' })).result as FsSearchResult;
+        assert.equal(all.paths?.includes('lib.js'), false, engine);
+      } finally {
+        await h.close();
+      }
+    }
+    rmSync(join(root, 'lib.js'));
+    writeFileSync(join(root, 'lib.js'), 'const a = "needle";\n');
+    rmSync(outside, { recursive: true, force: true });
   });
 
   it('without ripgrep, lookaround (which ripgrep rejects) is invalid_arguments', async () => {
