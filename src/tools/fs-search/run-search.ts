@@ -2,101 +2,23 @@
 // mode's matcher in result order and stop as soon as the page is full or time is up.
 import { ToolgateError } from '../../protocol/index.js';
 import type { ExecuteContext, ToolOutcome } from '../../registry/index.js';
-import { globMatcher, listCandidates, type CandidateSet, type PathClassCache } from './candidates.js';
+import { listCandidates, type CandidateSet, type PathClassCache } from './candidates.js';
+import { Batches } from './batches.js';
+import { FileLines } from './context-lines.js';
+import { filenameHits } from './filename.js';
 import { openToken, queryDigest, signToken, statDigest, type PageStart } from './continuation.js';
 import { FileReader } from './file-access.js';
 import type { ContentClassCache } from './content-class.js';
-import { PageBuilder, type ContextSource } from './page.js';
+import { PageBuilder } from './page.js';
 import { resumeIndex } from './order.js';
 import type { FsSearchArgs, FsSearchResult, SkippedCounts, StructuralLanguage } from './schema.js';
 import type { ContentEngine, FileHits } from './engines/types.js';
 import { findDefinitions, findStructural } from './engines/ast-search.js';
 import { languageOf } from './engines/ast-languages.js';
 
-/** Files handed to a matcher at once grow by this factor from FIRST_BATCH: small first pages stay cheap. */
-const FIRST_BATCH = 256;
-const FULL_SCAN_FIRST_BATCH = 4096;
-const BATCH_GROWTH = 4;
-const MAX_BATCH = 16_384;
-/** Well below Linux's 2 MiB for arguments and environment together. */
-const MAX_BATCH_ARG_BYTES = 1024 * 1024;
-const MAX_CONTEXT_FILE_BYTES = 16 * 1024 * 1024;
-
 export interface SearchPrepared {
   /** Languages a structural pattern parses in. */
   readonly languages: readonly StructuralLanguage[];
-}
-
-/**
- * Slices of `files` in order, one matcher run each. Sizes grow by BATCH_GROWTH from the first
- * (small for a page of matches, large when every file is needed), jump to the largest while the
- * page is still sparse (a rare query), and are capped so that a batch is expected to finish
- * within half the time left: a timeout then loses at most the batch in flight, and the page
- * keeps what the earlier ones found.
- */
-class Batches {
-  readonly #started = Date.now();
-  #filesDone = 0;
-
-  constructor(
-    private readonly deadline: number,
-    private readonly sparse: () => boolean = () => false,
-  ) {}
-
-  *over(files: readonly string[], start: number, fullScan: boolean): Generator<readonly string[]> {
-    let size = fullScan ? FULL_SCAN_FIRST_BATCH : FIRST_BATCH;
-    let i = start;
-    while (i < files.length) {
-      let end = i;
-      let bytes = 0;
-      while (end < files.length && end - i < size && bytes < MAX_BATCH_ARG_BYTES) bytes += Buffer.byteLength(files[end++] as string) + 1;
-      yield files.slice(i, end);
-      this.#filesDone += end - i;
-      i = end;
-      size = this.sparse() ? MAX_BATCH : Math.min(MAX_BATCH, size * BATCH_GROWTH);
-      const elapsed = Math.max(1, Date.now() - this.#started);
-      const fits = Math.floor(((this.deadline - Date.now()) / 2) * (this.#filesDone / elapsed));
-      size = Math.max(FIRST_BATCH, Math.min(size, fits));
-    }
-  }
-}
-
-class FileLines implements ContextSource {
-  readonly #cache = new Map<string, readonly string[] | null>();
-  constructor(private readonly reader: FileReader) {}
-  lines(path: string): readonly string[] | null {
-    if (!this.#cache.has(path)) {
-      const buf = this.reader.read(path, MAX_CONTEXT_FILE_BYTES);
-      this.#cache.set(path, buf === null ? null : buf.toString('utf8').split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)));
-    }
-    return this.#cache.get(path) ?? null;
-  }
-}
-
-function filenameHits(files: readonly string[], start: number, a: FsSearchArgs): Generator<FileHits> {
-  const isGlob = /[*?[\]{}]/.test(a.query);
-  const glob = isGlob ? globMatcher([a.query], !a.case_sensitive) : null;
-  const needle = a.case_sensitive ? a.query : a.query.toLowerCase();
-  return (function* () {
-    for (let i = start; i < files.length; i++) {
-      const path = files[i] as string;
-      let column = 0;
-      let end = 0;
-      if (glob) {
-        if (!glob(path)) continue;
-        // A glob names the whole path (with a slash) or the file name.
-        const base = a.query.includes('/') ? 0 : path.lastIndexOf('/') + 1;
-        column = Buffer.byteLength(path.slice(0, base)) + 1;
-        end = Buffer.byteLength(path) + 1;
-      } else {
-        const at = (a.case_sensitive ? path : path.toLowerCase()).lastIndexOf(needle);
-        if (at === -1) continue;
-        column = Buffer.byteLength(path.slice(0, at)) + 1;
-        end = column + Buffer.byteLength(path.slice(at, at + needle.length));
-      }
-      yield { path, hits: [{ line: 0, column, end_column: end, text: path }], count: 1 };
-    }
-  })();
 }
 
 export interface SearchDeps {

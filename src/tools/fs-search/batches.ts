@@ -1,0 +1,43 @@
+// How candidate files are cut into matcher runs.
+
+/** Files handed to a matcher at once grow by this factor from FIRST_BATCH: small first pages stay cheap. */
+const FIRST_BATCH = 256;
+const FULL_SCAN_FIRST_BATCH = 4096;
+const BATCH_GROWTH = 4;
+const MAX_BATCH = 16_384;
+/** Well below Linux's 2 MiB for arguments and environment together. */
+const MAX_BATCH_ARG_BYTES = 1024 * 1024;
+
+/**
+ * Slices of `files` in order, one matcher run each. Sizes grow by BATCH_GROWTH from the first
+ * (small for a page of matches, large when every file is needed), jump to the largest while the
+ * page is still sparse (a rare query), and are capped so that a batch is expected to finish
+ * within half the time left: a timeout then loses at most the batch in flight, and the page
+ * keeps what the earlier ones found.
+ */
+export class Batches {
+  readonly #started = Date.now();
+  #filesDone = 0;
+
+  constructor(
+    private readonly deadline: number,
+    private readonly sparse: () => boolean = () => false,
+  ) {}
+
+  *over(files: readonly string[], start: number, fullScan: boolean): Generator<readonly string[]> {
+    let size = fullScan ? FULL_SCAN_FIRST_BATCH : FIRST_BATCH;
+    let i = start;
+    while (i < files.length) {
+      let end = i;
+      let bytes = 0;
+      while (end < files.length && end - i < size && bytes < MAX_BATCH_ARG_BYTES) bytes += Buffer.byteLength(files[end++] as string) + 1;
+      yield files.slice(i, end);
+      this.#filesDone += end - i;
+      i = end;
+      size = this.sparse() ? MAX_BATCH : Math.min(MAX_BATCH, size * BATCH_GROWTH);
+      const elapsed = Math.max(1, Date.now() - this.#started);
+      const fits = Math.floor(((this.deadline - Date.now()) / 2) * (this.#filesDone / elapsed));
+      size = Math.max(FIRST_BATCH, Math.min(size, fits));
+    }
+  }
+}
