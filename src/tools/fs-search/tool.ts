@@ -7,6 +7,7 @@ import { structuralLanguages } from './engines/ast-search.js';
 import type { ContentEngine } from './engines/types.js';
 import { runSearch, type SearchPrepared } from './run-search.js';
 import { ContentClassCache } from './content-class.js';
+import { searchResources } from './resources.js';
 import { PathClassCache } from './candidates.js';
 import { fsSearchArgs, fsSearchResult, MAX_BYTES_LIMIT, TIMEOUT_LIMIT_MS, type FsSearchArgs, type FsSearchResult } from './schema.js';
 
@@ -87,7 +88,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
       if (args.mode !== 'structural' && args.language !== undefined) {
         throw new ToolgateError('invalid_arguments', 'language applies to structural mode only', { pointer: '/language' });
       }
-      return { resources: [{ kind: 'path', path: '.', access: 'read' }], prepared: { languages } };
+      return { resources: searchResources(args.include, ctx.workspace.root), prepared: { languages } };
     },
     execute(ctx) {
       return runSearch(ctx, { engine: () => engineFor(ctx.workspace.root), heads, classes });

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { createRuntime, type Runtime } from '../../../src/runtime/index.js';
 import type { AnyTool } from '../../../src/registry/index.js';
 import type { Receipt } from '../../../src/protocol/index.js';
+import type { TaskGrant } from '../../../src/policy/index.js';
 
 export function git(dir: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd: dir, encoding: 'utf8' });
@@ -71,12 +72,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export function harness(root: string, tools?: AnyTool[]): Harness {
+export function harness(root: string, tools?: AnyTool[], grant?: TaskGrant): Harness {
   const state = mkdtempSync(join(tmpdir(), 'fs-search-state-'));
   const rt = createRuntime({
     workspace: root,
     stateDir: state,
-    grant: { tools: ['*'], effects: ['read'], read: ['**', '.'], write: [] },
+    grant: grant ?? { tools: ['*'], effects: ['read'], read: ['**', '.'], write: [] },
     ...(tools ? { tools } : {}),
   });
   return {

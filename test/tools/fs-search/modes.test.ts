@@ -193,6 +193,27 @@ describe('fs.search modes on a real git repository', () => {
   });
 });
 
+describe('fs.search authorization', () => {
+  it('declares the directories its include globs confine it to, so a narrower grant can allow it', async () => {
+    const narrow = harness(h.root, undefined, { tools: ['*'], effects: ['read'], read: ['src/**'], write: [] });
+    try {
+      const inside = await narrow.call({ query: 'needle', include: ['src/**/*.ts', 'src/*.py'], output: 'paths_only' });
+      assert.equal(inside.status, 'succeeded', JSON.stringify(inside.error));
+      assert.deepEqual(inside.normalized_action?.resources, [{ kind: 'path', path: 'src', access: 'read' }]);
+      assert.deepEqual((inside.result as FsSearchResult).paths, ['src/a.ts', 'src/b.py', 'src/untracked.ts', 'src/é.ts']);
+      for (const args of [{ query: 'needle' }, { query: 'needle', include: ['*.ts'] }, { query: 'needle', include: ['src/**', 'lib/**'] }]) {
+        const r = await narrow.call(args);
+        assert.equal(r.error?.code, 'policy_denied', JSON.stringify(args));
+        assert.equal(r.result, null);
+      }
+      const escape = await narrow.call({ query: 'needle', include: ['../**/x'] });
+      assert.equal(escape.error?.code, 'path_escape');
+    } finally {
+      await narrow.close();
+    }
+  });
+});
+
 describe('fs.search outside a git work tree', () => {
   it('walks the tree without following links and applies the same skips', async () => {
     const root = mkdtempSync(join(tmpdir(), 'fs-search-plain-'));
