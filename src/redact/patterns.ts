@@ -20,11 +20,9 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   { id: 'stripe-key', re: /\b(sk|rk)_(live|test)_[0-9a-zA-Z]{24,}\b/g },
 ];
 
-/** Cheap pre-check: every pattern above contains one of these literals. */
-const HINTS = ['PRIVATE KEY', 'AKIA', 'ASIA', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'xox', 'npm_', 'sk-', 'AIza', '_live_', '_test_'];
+/** Cheap pre-check: every pattern above contains one of these literals (one native scan). */
+const HINTS = /PRIVATE KEY|AKIA|ASIA|gh[pousr]_|github_pat_|xox|npm_|sk-|AIza|_live_|_test_/;
 
-/** Substring search is native and much faster than one regex alternation over long text. */
 export function mayHoldSecret(text: string): boolean {
-  for (const h of HINTS) if (text.includes(h)) return true;
-  return false;
+  return HINTS.test(text);
 }
