@@ -7,6 +7,8 @@ import picomatch from 'picomatch';
 import { sha256Hex } from '../../protocol/index.js';
 import type { PathClass, Workspace } from '../../resources/index.js';
 import { runCollect } from './child.js';
+import { gitArgs } from './git-args.js';
+import { gitLocations, watchSet, type CandidateListCache, type RawList } from './candidate-cache.js';
 import { comparePaths } from './order.js';
 
 export interface CandidateOptions {
@@ -28,11 +30,6 @@ export interface CandidateSet {
 const GENERATED_DIRS = new Set(['node_modules', 'dist']);
 const GIT_MODE_REGULAR = /^100(644|755) /;
 
-/** Git with nothing from the user's config that could run code or rewrite output. */
-export function gitArgs(...args: string[]): string[] {
-  return ['-c', 'core.fsmonitor=false', '-c', 'core.quotepath=false', '--no-optional-locks', ...args];
-}
-
 function isGeneratedPath(path: string): boolean {
   if (!path.includes('node_modules/') && !path.includes('dist/')) return false;
   const parts = path.split('/');
@@ -45,12 +42,6 @@ function splitZ(buf: Buffer): string[] {
   const out = text.split('\0');
   if (out.length && out[out.length - 1] === '') out.pop();
   return out;
-}
-
-interface RawList {
-  /** In path order. */
-  readonly files: string[];
-  readonly ignored: number;
 }
 
 /** Merges two lists in path order into one. */
@@ -94,7 +85,8 @@ async function listFromGit(root: string, includeIgnored: boolean, signal: AbortS
   // git keeps its index sorted by the bytes of the path: our order. Only the (usually short)
   // untracked list needs sorting.
   untracked.sort(comparePaths);
-  return { files: merge(tracked, untracked), ignored: i === null ? 0 : splitZ(i.stdout).length };
+  const ignoredEntries = i === null ? [] : splitZ(i.stdout);
+  return { files: merge(tracked, untracked), ignored: ignoredEntries.length, ignoredDirs: ignoredEntries.filter((e) => e.endsWith('/')) };
 }
 
 function listFromWalk(root: string, signal: AbortSignal): RawList {
@@ -109,7 +101,7 @@ function listFromWalk(root: string, signal: AbortSignal): RawList {
     }
   };
   walk(root, '');
-  return { files, ignored: 0 };
+  return { files: files.sort(comparePaths), ignored: 0, ignoredDirs: [] };
 }
 
 /**
@@ -149,10 +141,34 @@ export class PathClassCache {
   }
 }
 
-export async function listCandidates(ws: Workspace, opts: CandidateOptions, signal: AbortSignal, classes: PathClassCache): Promise<CandidateSet> {
-  const fromGit = await listFromGit(ws.root, opts.include_ignored, signal);
-  const raw = fromGit ?? listFromWalk(ws.root, signal);
-  if (!fromGit) raw.files.sort(comparePaths);
+/** The raw list: from the cache when nothing it depends on changed, else from git (or a walk). */
+async function rawList(ws: Workspace, includeIgnored: boolean, signal: AbortSignal, lists: CandidateListCache | undefined): Promise<{ raw: RawList; source: 'git' | 'walk' }> {
+  const kept = lists?.lookup(ws, includeIgnored);
+  if (kept) return { raw: kept, source: 'git' };
+  const listedAt = Date.now();
+  const [fromGit, where] = await Promise.all([listFromGit(ws.root, includeIgnored, signal), lists ? gitLocations(ws.root, signal) : null]);
+  if (!fromGit) return { raw: listFromWalk(ws.root, signal), source: 'walk' };
+  if (lists && where) lists.store(ws, includeIgnored, fromGit, watchSet(ws.root, where, fromGit.ignoredDirs, includeIgnored), listedAt);
+  return { raw: fromGit, source: 'git' };
+}
+
+export async function listCandidates(
+  ws: Workspace,
+  opts: CandidateOptions,
+  signal: AbortSignal,
+  classes: PathClassCache,
+  lists?: CandidateListCache,
+): Promise<CandidateSet> {
+  const { raw, source } = await rawList(ws, opts.include_ignored, signal, lists);
+  const key = JSON.stringify([opts.include ?? [], opts.exclude ?? [], opts.include_generated]);
+  const known = lists?.filtered(raw, key);
+  if (known) return known;
+  const set = filterCandidates(ws, raw, source, opts, classes);
+  lists?.keepFiltered(raw, key, set);
+  return set;
+}
+
+function filterCandidates(ws: Workspace, raw: RawList, source: 'git' | 'walk', opts: CandidateOptions, classes: PathClassCache): CandidateSet {
   const include = opts.include?.length ? globMatcher(opts.include, false) : null;
   const exclude = opts.exclude?.length ? globMatcher(opts.exclude, false) : null;
   let secret = 0;
@@ -175,6 +191,6 @@ export async function listCandidates(ws: Workspace, opts: CandidateOptions, sign
     files,
     listDigest: sha256Hex(files.join('\0')),
     skipped: { ignored: raw.ignored, secret, generated },
-    source: fromGit ? 'git' : 'walk',
+    source,
   };
 }

@@ -3,6 +3,7 @@
 import { ToolgateError } from '../../protocol/index.js';
 import type { ExecuteContext, ToolOutcome } from '../../registry/index.js';
 import { listCandidates, type CandidateSet, type PathClassCache } from './candidates.js';
+import type { CandidateListCache } from './candidate-cache.js';
 import { Batches } from './batches.js';
 import { FileLines } from './context-lines.js';
 import { filenameHits } from './filename.js';
@@ -25,6 +26,7 @@ export interface SearchDeps {
   readonly engine: () => Promise<ContentEngine>;
   readonly heads: ContentClassCache;
   readonly classes: PathClassCache;
+  readonly lists: CandidateListCache;
 }
 
 export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared>, deps: SearchDeps): Promise<ToolOutcome<FsSearchResult>> {
@@ -46,7 +48,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
   let candidates: CandidateSet | null = null;
   try {
     try {
-      candidates = await listCandidates(ctx.workspace, a, signal, deps.classes);
+      candidates = await listCandidates(ctx.workspace, a, signal, deps.classes, deps.lists);
       if (start !== null) checkSnapshot(ctx.workspace.root, candidates, start);
       const files = candidates.files;
       const from = resumeIndex(files, start?.cursor ?? null);

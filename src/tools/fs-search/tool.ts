@@ -9,6 +9,7 @@ import { runSearch, type SearchPrepared } from './run-search.js';
 import { ContentClassCache } from './content-class.js';
 import { searchResources } from './resources.js';
 import { PathClassCache } from './candidates.js';
+import { CandidateListCache } from './candidate-cache.js';
 import { fsSearchArgs, fsSearchResult, MAX_BYTES_LIMIT, TIMEOUT_LIMIT_MS, type FsSearchArgs, type FsSearchResult } from './schema.js';
 
 export interface FsSearchOptions {
@@ -32,6 +33,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
   let hasRipgrep: Promise<boolean> | null = null;
   const heads = new ContentClassCache();
   const classes = new PathClassCache();
+  const lists = new CandidateListCache();
   const ripgrepRuns = (): Promise<boolean> =>
     (hasRipgrep ??= runChild(rg, ['--version'], { cwd: '/', signal: new AbortController().signal, onStdout: () => {} }).then(
       (r) => r.code === 0,
@@ -91,7 +93,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
       return { resources: searchResources(args.include, ctx.workspace.root), prepared: { languages } };
     },
     execute(ctx) {
-      return runSearch(ctx, { engine: () => engineFor(ctx.workspace.root), heads, classes });
+      return runSearch(ctx, { engine: () => engineFor(ctx.workspace.root), heads, classes, lists });
     },
   });
 }
