@@ -9,9 +9,10 @@ const MAX_BATCH = 16_384;
 const MAX_BATCH_ARG_BYTES = 1024 * 1024;
 
 /**
- * Slices of `files` in order, one matcher run each. Sizes grow by BATCH_GROWTH from the first
- * (small for a page of matches, large when every file is needed), jump to the largest while the
- * page is still sparse (a rare query), and are capped so that a batch is expected to finish
+ * Slices of `files` in order, one matcher run each. Sizes start small for a page of matches
+ * (large when every file is needed), then follow the hit rate so far: about what the rest of
+ * the page needs, at most BATCH_GROWTH times the last, the largest at once while nothing was
+ * found (a rare query). They are also capped so that a batch is expected to finish
  * within half the time left: a timeout then loses at most the batch in flight, and the page
  * keeps what the earlier ones found.
  */
@@ -19,9 +20,13 @@ export class Batches {
   readonly #started = Date.now();
   #filesDone = 0;
 
+  /**
+   * `wanted()`: results the page still has room for, and results found so far; the next batch
+   * is sized from the hit rate so far (a rare query gets the largest batch at once).
+   */
   constructor(
     private readonly deadline: number,
-    private readonly sparse: () => boolean = () => false,
+    private readonly progress: () => { readonly room: number; readonly found: number },
   ) {}
 
   *over(files: readonly string[], start: number, fullScan: boolean): Generator<readonly string[]> {
@@ -34,7 +39,9 @@ export class Batches {
       yield files.slice(i, end);
       this.#filesDone += end - i;
       i = end;
-      size = this.sparse() ? MAX_BATCH : Math.min(MAX_BATCH, size * BATCH_GROWTH);
+      const { room, found } = this.progress();
+      const perFile = found / this.#filesDone;
+      size = perFile === 0 ? MAX_BATCH : Math.min(MAX_BATCH, size * BATCH_GROWTH, Math.ceil((room / perFile) * 1.5));
       const elapsed = Math.max(1, Date.now() - this.#started);
       const fits = Math.floor(((this.deadline - Date.now()) / 2) * (this.#filesDone / elapsed));
       size = Math.max(FIRST_BATCH, Math.min(size, fits));

@@ -42,12 +42,10 @@ interface Watched {
 }
 
 function watch(path: string): Watched {
-  try {
-    const st = lstatSync(path, { bigint: true });
-    return { path, sig: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, time: Number((st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs) / 1_000_000n) };
-  } catch {
-    return { path, sig: 'missing', time: Number.NaN };
-  }
+  // Millisecond times suffice: a kept list is at least RACY_MARGIN_MS older than any change.
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (st === undefined) return { path, sig: 'missing', time: Number.NaN };
+  return { path, sig: `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`, time: Math.max(st.mtimeMs, st.ctimeMs) };
 }
 
 /** Where git keeps what decides the list; null when any of it cannot be found. */

@@ -53,6 +53,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
       const files = candidates.files;
       const from = resumeIndex(files, start?.cursor ?? null);
       const fullScan = a.output !== 'matches';
+      const progress = (): { room: number; found: number } => ({ room: fullScan ? Infinity : a.max_results - page.results, found: page.results });
 
       /** Feeds one batch's answer to the page; false once it is full. */
       const take = (found: readonly FileHits[], checkContent: boolean): boolean => {
@@ -85,8 +86,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
           engine = await deps.engine();
           engineName = engine.name;
           const q = { kind: a.mode, pattern: a.query, caseSensitive: a.case_sensitive, want: a.output === 'matches' ? 'lines' : a.output === 'count_only' ? 'counts' : 'paths' } as const;
-          const sparse = (): boolean => page.results < a.max_results / 4;
-          for (const batch of new Batches(pageDeadline, sparse).over(files, from, fullScan)) {
+          for (const batch of new Batches(pageDeadline, progress).over(files, from, fullScan)) {
             const found = await engine.search(batch, q, reader, signal);
             if (!take(found, true)) break;
             page.scannedThrough(batch[batch.length - 1] as string);
@@ -98,7 +98,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
           engineName = `ast-grep+${engine.name}`;
           const sources = files.slice(from).filter((p) => languageOf(p) !== null);
           const q = { kind: 'literal', pattern: a.query, caseSensitive: a.case_sensitive, want: 'paths' } as const;
-          for (const batch of new Batches(pageDeadline).over(sources, 0, false)) {
+          for (const batch of new Batches(pageDeadline, progress).over(sources, 0, fullScan)) {
             // Only files that contain the name are parsed.
             const holding = (await engine.search(batch, q, reader, signal)).map((f) => f.path);
             const found = await findDefinitions(holding, a.query, a.case_sensitive, reader, signal);
@@ -114,7 +114,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
             const l = languageOf(p);
             return l !== null && langs.includes(l);
           });
-          for (const batch of new Batches(pageDeadline).over(sources, 0, false)) {
+          for (const batch of new Batches(pageDeadline, progress).over(sources, 0, false)) {
             const found = await findStructural(batch, a.query, langs, reader, signal);
             if (!take(found, true)) break;
             page.scannedThrough(batch[batch.length - 1] as string);
