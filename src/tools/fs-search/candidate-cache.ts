@@ -124,17 +124,32 @@ export class CandidateListCache {
     m.set(key, set);
   }
 
-  lookup(ws: Workspace, includeIgnored: boolean): RawList | null {
+  /**
+   * The kept list without checking it yet, and the check (which drops the list when anything
+   * it depends on changed). The caller may start work on the list before checking it, but may
+   * not return anything from it unless the check passes.
+   */
+  peek(ws: Workspace, includeIgnored: boolean): { readonly raw: RawList; confirm(): boolean } | null {
     const m = this.#byWorkspace.get(ws);
     const e = m?.get(includeIgnored);
     if (!m || !e) return null;
-    for (const w of e.watched) {
-      if (watch(w.path).sig !== w.sig) {
-        m.delete(includeIgnored);
-        return null;
-      }
-    }
-    return e.raw;
+    return {
+      raw: e.raw,
+      confirm: () => {
+        for (const w of e.watched) {
+          if (watch(w.path).sig !== w.sig) {
+            if (m.get(includeIgnored) === e) m.delete(includeIgnored);
+            return false;
+          }
+        }
+        return true;
+      },
+    };
+  }
+
+  lookup(ws: Workspace, includeIgnored: boolean): RawList | null {
+    const kept = this.peek(ws, includeIgnored);
+    return kept && kept.confirm() ? kept.raw : null;
   }
 
   /** Keeps `raw` unless something it depends on changed too close to `listedAt` to tell. */

@@ -141,10 +141,20 @@ export class PathClassCache {
   }
 }
 
+/** A candidate set from a kept list that has not been checked yet. */
+export type TentativeCandidates = CandidateSet & { readonly confirm?: () => boolean };
+
+interface Raw {
+  readonly raw: RawList;
+  readonly source: 'git' | 'walk';
+  readonly confirm?: () => boolean;
+}
+
 /** The raw list: from the cache when nothing it depends on changed, else from git (or a walk). */
-async function rawList(ws: Workspace, includeIgnored: boolean, signal: AbortSignal, lists: CandidateListCache | undefined): Promise<{ raw: RawList; source: 'git' | 'walk' }> {
-  const kept = lists?.lookup(ws, includeIgnored);
-  if (kept) return { raw: kept, source: 'git' };
+async function rawList(ws: Workspace, includeIgnored: boolean, signal: AbortSignal, lists: CandidateListCache | undefined, tentative: boolean): Promise<Raw> {
+  const kept = lists?.peek(ws, includeIgnored);
+  if (kept && tentative) return { raw: kept.raw, source: 'git', confirm: kept.confirm };
+  if (kept && kept.confirm()) return { raw: kept.raw, source: 'git' };
   const listedAt = Date.now();
   const [fromGit, where] = await Promise.all([listFromGit(ws.root, includeIgnored, signal), lists ? gitLocations(ws.root, signal) : null]);
   if (!fromGit) return { raw: listFromWalk(ws.root, signal), source: 'walk' };
@@ -152,20 +162,26 @@ async function rawList(ws: Workspace, includeIgnored: boolean, signal: AbortSign
   return { raw: fromGit, source: 'git' };
 }
 
+/**
+ * The candidates of a search. With `tentative`, a kept list is handed back unchecked with its
+ * `confirm` check, so that the caller can overlap the check with the first batch of work.
+ */
 export async function listCandidates(
   ws: Workspace,
   opts: CandidateOptions,
   signal: AbortSignal,
   classes: PathClassCache,
   lists?: CandidateListCache,
-): Promise<CandidateSet> {
-  const { raw, source } = await rawList(ws, opts.include_ignored, signal, lists);
+  tentative = false,
+): Promise<TentativeCandidates> {
+  const { raw, source, confirm } = await rawList(ws, opts.include_ignored, signal, lists, tentative);
   const key = JSON.stringify([opts.include ?? [], opts.exclude ?? [], opts.include_generated]);
-  const known = lists?.filtered(raw, key);
-  if (known) return known;
-  const set = filterCandidates(ws, raw, source, opts, classes);
-  lists?.keepFiltered(raw, key, set);
-  return set;
+  let set = lists?.filtered(raw, key);
+  if (!set) {
+    set = filterCandidates(ws, raw, source, opts, classes);
+    lists?.keepFiltered(raw, key, set);
+  }
+  return confirm ? { ...set, confirm } : set;
 }
 
 function filterCandidates(ws: Workspace, raw: RawList, source: 'git' | 'walk', opts: CandidateOptions, classes: PathClassCache): CandidateSet {

@@ -29,7 +29,11 @@ export interface SearchDeps {
   readonly lists: CandidateListCache;
 }
 
-export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared>, deps: SearchDeps): Promise<ToolOutcome<FsSearchResult>> {
+/**
+ * @param speculate start the first batch from a kept candidate list while that list is checked;
+ *   when the check fails, the work is dropped and the page is searched again from a new list.
+ */
+export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared>, deps: SearchDeps, speculate = true): Promise<ToolOutcome<FsSearchResult>> {
   const a = ctx.args;
   const query = queryDigest(a);
   const revision = ctx.revision.current();
@@ -46,9 +50,15 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
   const page = new PageBuilder(a.output, start?.cursor ?? null, a.max_results, a.max_bytes, a.context_lines);
   const content = { binary: 0, generated: 0 };
   let candidates: CandidateSet | null = null;
+  /** The check of a kept list, until it has run. */
+  let unconfirmed: (() => boolean) | undefined;
+  let relist = false;
   try {
     try {
-      candidates = await listCandidates(ctx.workspace, a, signal, deps.classes, deps.lists);
+      const tentative = speculate && start === null && (a.mode === 'literal' || a.mode === 'regex');
+      const listed = await listCandidates(ctx.workspace, a, signal, deps.classes, deps.lists, tentative);
+      candidates = listed;
+      unconfirmed = listed.confirm;
       if (start !== null) checkSnapshot(ctx.workspace.root, candidates, start);
       const files = candidates.files;
       const from = resumeIndex(files, start?.cursor ?? null);
@@ -87,7 +97,23 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
           engineName = engine.name;
           const q = { kind: a.mode, pattern: a.query, caseSensitive: a.case_sensitive, want: a.output === 'matches' ? 'lines' : a.output === 'count_only' ? 'counts' : 'paths' } as const;
           for (const batch of new Batches(pageDeadline, progress).over(files, from, fullScan)) {
-            const found = await engine.search(batch, q, reader, signal);
+            let found: FileHits[];
+            const check = unconfirmed;
+            if (check) {
+              // ripgrep runs on the first batch while the kept list is checked here.
+              unconfirmed = undefined;
+              const speculative = new AbortController();
+              const run = engine.search(batch, q, reader, AbortSignal.any([signal, speculative.signal]));
+              if (!check()) {
+                speculative.abort();
+                await run.catch(() => undefined);
+                relist = true;
+                break;
+              }
+              found = await run;
+            } else {
+              found = await engine.search(batch, q, reader, signal);
+            }
             if (!take(found, true)) break;
             page.scannedThrough(batch[batch.length - 1] as string);
           }
@@ -133,6 +159,9 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
     reader.close();
     await engine?.close();
   }
+  // Nothing from a kept list leaves unless the list was confirmed.
+  if (!relist && unconfirmed !== undefined && !unconfirmed()) relist = true;
+  if (relist) return runSearch(ctx, deps, false);
 
   const files = candidates.files;
   const truncated = page.truncation !== null;

@@ -73,17 +73,22 @@ describe('fs.search through the cache sees every change made outside Toolgate', 
     ['info/exclude', (r) => appendFileSync(join(r, '.git', 'info', 'exclude'), 'u2.txt\n'), (p) => !p.includes('u2.txt')],
     ['a file removed from the index', (r) => void git(r, 'rm', '-q', '--cached', 'lib.js'), (p) => p.includes('lib.js')],
     ['a new .gitignore in a subdirectory', (r) => writeFileSync(join(r, 'src', '.gitignore'), 'u3.txt\n'), (p) => !p.includes('src/u3.txt')],
+    ['a new file that sorts first', (r) => write(r, '0first.txt', 'needle\n'), (p) => p[0] === '0first.txt'],
     ['a deleted untracked file', (r) => rmSync(join(r, 'src', 'untracked.ts')), (p) => !p.includes('src/untracked.ts')],
   ];
   for (const [name, change, check] of changes) {
     it(`after ${name}`, async () => {
-      const args = { query: 'needle', output: 'paths_only' };
       await settle();
-      await h.call(args); // fills the cache
+      await h.call({ query: 'needle', output: 'paths_only' }); // fills the cache
       change(h.root);
-      const got = (await h.call(args)).result as FsSearchResult;
-      assert.deepEqual(got, await truth(args));
-      assert.ok(check(got.paths ?? []), JSON.stringify(got.paths));
+      // A first page of matches starts on the kept list while checking it: it must start over.
+      for (const args of [{ query: 'needle', max_results: 3 }, { query: 'needle', output: 'paths_only' }]) {
+        const got = (await h.call(args)).result as FsSearchResult;
+        const want = await truth(args);
+        assert.deepEqual({ ...got, continuation: null }, { ...want, continuation: null });
+      }
+      const paths = ((await h.call({ query: 'needle', output: 'paths_only' })).result as FsSearchResult).paths ?? [];
+      assert.ok(check(paths), JSON.stringify(paths));
     });
   }
 });
