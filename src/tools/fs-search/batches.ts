@@ -1,7 +1,13 @@
 // How candidate files are cut into matcher runs.
 
-/** Files handed to a matcher at once grow by this factor from FIRST_BATCH: small first pages stay cheap. */
-const FIRST_BATCH = 256;
+/**
+ * The first batch of a page of matches: ripgrep spends far less per file than per process, so
+ * a first batch big enough to fill most pages at once costs less than a second run.
+ */
+export const FIRST_BATCH = 1024;
+/** The first batch when every file is parsed (structural search): parsing is costly per file. */
+export const FIRST_PARSE_BATCH = 256;
+const MIN_BATCH = 256;
 const FULL_SCAN_FIRST_BATCH = 4096;
 const BATCH_GROWTH = 4;
 const MAX_BATCH = 16_384;
@@ -27,10 +33,11 @@ export class Batches {
   constructor(
     private readonly deadline: number,
     private readonly progress: () => { readonly room: number; readonly found: number },
+    private readonly first = FIRST_BATCH,
   ) {}
 
   *over(files: readonly string[], start: number, fullScan: boolean): Generator<readonly string[]> {
-    let size = fullScan ? FULL_SCAN_FIRST_BATCH : FIRST_BATCH;
+    let size = fullScan ? Math.max(FULL_SCAN_FIRST_BATCH, this.first) : this.first;
     let i = start;
     while (i < files.length) {
       let end = i;
@@ -44,7 +51,7 @@ export class Batches {
       size = perFile === 0 ? MAX_BATCH : Math.min(MAX_BATCH, size * BATCH_GROWTH, Math.ceil((room / perFile) * 1.5));
       const elapsed = Math.max(1, Date.now() - this.#started);
       const fits = Math.floor(((this.deadline - Date.now()) / 2) * (this.#filesDone / elapsed));
-      size = Math.max(FIRST_BATCH, Math.min(size, fits));
+      size = Math.max(MIN_BATCH, Math.min(size, fits));
     }
   }
 }

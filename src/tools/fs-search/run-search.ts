@@ -4,7 +4,7 @@ import { ToolgateError } from '../../protocol/index.js';
 import type { ExecuteContext, ToolOutcome } from '../../registry/index.js';
 import { listCandidates, type CandidateSet, type PathClassCache } from './candidates.js';
 import type { CandidateListCache } from './candidate-cache.js';
-import { Batches } from './batches.js';
+import { Batches, FIRST_PARSE_BATCH } from './batches.js';
 import { FileLines } from './context-lines.js';
 import { filenameHits } from './filename.js';
 import { openToken, queryDigest, signToken, statDigest, type PageStart } from './continuation.js';
@@ -140,7 +140,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
             const l = languageOf(p);
             return l !== null && langs.includes(l);
           });
-          for (const batch of new Batches(pageDeadline, progress).over(sources, 0, false)) {
+          for (const batch of new Batches(pageDeadline, progress, FIRST_PARSE_BATCH).over(sources, 0, false)) {
             const found = await findStructural(batch, a.query, langs, reader, signal);
             if (!take(found, true)) break;
             page.scannedThrough(batch[batch.length - 1] as string);

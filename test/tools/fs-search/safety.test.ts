@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { harness, makeRepo, write } from './fixture.js';
 import { createFsSearch } from '../../../src/tools/fs-search/tool.js';
+import { FIRST_BATCH } from '../../../src/tools/fs-search/batches.js';
 import type { AnyTool } from '../../../src/registry/index.js';
 import type { FsSearchResult } from '../../../src/tools/fs-search/schema.js';
 
@@ -80,15 +81,15 @@ describe('fs.search regex safety and stopping the work', () => {
   });
 
   it('a page that times out keeps what the batches before the slow one found, and says where to resume', async () => {
-    for (let i = 0; i < 300; i++) write(root, `many/f${String(i).padStart(3, '0')}.txt`, 'aaa\n');
+    for (let i = 0; i < FIRST_BATCH + 50; i++) write(root, `many/f${String(i).padStart(4, '0')}.txt`, 'aaa\n');
     write(root, 'many/z.txt', 'a'.repeat(50_000) + '!\n');
     const h = harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
     try {
       const r = await h.call({ mode: 'regex', query: '(a+)+$', include: ['many/**'], timeout_ms: 1500, max_results: 10_000 });
       const res = r.result as FsSearchResult;
       assert.equal(res.truncation_reason, 'timeout');
-      assert.ok((res.matches?.length ?? 0) >= 256, `kept ${res.matches?.length}`);
-      assert.deepEqual(res.matches?.[0], { path: 'many/f000.txt', line: 1, column: 1, end_column: 4, text: 'aaa' });
+      assert.ok((res.matches?.length ?? 0) >= FIRST_BATCH, `kept ${res.matches?.length}`);
+      assert.deepEqual(res.matches?.[0], { path: 'many/f0000.txt', line: 1, column: 1, end_column: 4, text: 'aaa' });
       assert.equal(typeof res.continuation, 'string');
     } finally {
       await h.close();
