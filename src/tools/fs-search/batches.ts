@@ -25,6 +25,12 @@ const MAX_BATCH_ARG_BYTES = 1024 * 1024;
 export class Batches {
   readonly #started = Date.now();
   #filesDone = 0;
+  #consumed: number | null = null;
+
+  /** The matcher stopped early: only the first `n` files of the last batch were searched. */
+  consumed(n: number): void {
+    this.#consumed = n;
+  }
 
   /**
    * `wanted()`: results the page still has room for, and results found so far; the next batch
@@ -43,9 +49,11 @@ export class Batches {
       let end = i;
       let bytes = 0;
       while (end < files.length && end - i < size && bytes < MAX_BATCH_ARG_BYTES) bytes += Buffer.byteLength(files[end++] as string) + 1;
+      this.#consumed = null;
       yield files.slice(i, end);
-      this.#filesDone += end - i;
-      i = end;
+      const taken = Math.min(this.#consumed ?? end - i, end - i);
+      this.#filesDone += taken;
+      i += Math.max(1, taken);
       const { room, found } = this.progress();
       const perFile = found / this.#filesDone;
       size = perFile === 0 ? MAX_BATCH : Math.min(MAX_BATCH, size * BATCH_GROWTH, Math.ceil((room / perFile) * 1.5));

@@ -13,7 +13,7 @@ import type { ContentClassCache } from './content-class.js';
 import { PageBuilder } from './page.js';
 import { resumeIndex } from './order.js';
 import type { FsSearchArgs, FsSearchResult, SkippedCounts, StructuralLanguage } from './schema.js';
-import type { ContentEngine, FileHits } from './engines/types.js';
+import type { ContentEngine, FileHits, SearchAnswer } from './engines/types.js';
 import { findDefinitions, findStructural } from './engines/ast-search.js';
 import { languageOf } from './engines/ast-languages.js';
 
@@ -96,26 +96,34 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
           engine = await deps.engine();
           engineName = engine.name;
           const q = { kind: a.mode, pattern: a.query, caseSensitive: a.case_sensitive, want: a.output === 'matches' ? 'lines' : a.output === 'count_only' ? 'counts' : 'paths' } as const;
-          for (const batch of new Batches(pageDeadline, progress).over(files, from, fullScan)) {
-            let found: FileHits[];
+          const plan = new Batches(pageDeadline, progress);
+          let first = true;
+          for (const batch of plan.over(files, from, fullScan)) {
+            // The first batch of a page of matches stops once it holds one result past the
+            // page's room (enough to know the page is full). It runs on one thread, in order;
+            // later batches are sized from its hit rate and use every thread.
+            const stopAfter = fullScan || !first ? undefined : a.max_results - page.results + 1;
+            first = false;
+            let answer: SearchAnswer;
             const check = unconfirmed;
             if (check) {
               // ripgrep runs on the first batch while the kept list is checked here.
               unconfirmed = undefined;
               const speculative = new AbortController();
-              const run = engine.search(batch, q, reader, AbortSignal.any([signal, speculative.signal]));
+              const run = engine.search(batch, q, reader, AbortSignal.any([signal, speculative.signal]), stopAfter);
               if (!check()) {
                 speculative.abort();
                 await run.catch(() => undefined);
                 relist = true;
                 break;
               }
-              found = await run;
+              answer = await run;
             } else {
-              found = await engine.search(batch, q, reader, signal);
+              answer = await engine.search(batch, q, reader, signal, stopAfter);
             }
-            if (!take(found, true)) break;
-            page.scannedThrough(batch[batch.length - 1] as string);
+            plan.consumed(answer.searched);
+            if (!take(answer.found, true)) break;
+            page.scannedThrough(batch[answer.searched - 1] as string);
           }
           break;
         }
@@ -126,7 +134,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
           const q = { kind: 'literal', pattern: a.query, caseSensitive: a.case_sensitive, want: 'paths' } as const;
           for (const batch of new Batches(pageDeadline, progress).over(sources, 0, fullScan)) {
             // Only files that contain the name are parsed.
-            const holding = (await engine.search(batch, q, reader, signal)).map((f) => f.path);
+            const holding = (await engine.search(batch, q, reader, signal)).found.map((f) => f.path);
             const found = await findDefinitions(holding, a.query, a.case_sensitive, reader, signal);
             if (!take(found, true)) break;
             page.scannedThrough(batch[batch.length - 1] as string);

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { ToolgateError } from '../../../protocol/index.js';
 import type { FileReader } from '../file-access.js';
 import { SCAN_WORKER_SOURCE } from './javascript-scan.js';
-import type { ContentEngine, ContentQuery, FileHits } from './types.js';
+import type { ContentEngine, ContentQuery, FileHits, SearchAnswer } from './types.js';
 
 /** Files larger than this are not searched by the fallback engine. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -79,7 +79,8 @@ export class JavaScriptEngine implements ContentEngine {
     });
   }
 
-  async search(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal): Promise<FileHits[]> {
+  /** Searches every file: `stopAfter` is a hint this engine does not need (it is not the first-page path). */
+  async search(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, _stopAfter?: number): Promise<SearchAnswer> {
     const out: FileHits[] = [];
     let batch: { path: string; data: Uint8Array }[] = [];
     let bytes = 0;
@@ -102,7 +103,7 @@ export class JavaScriptEngine implements ContentEngine {
       if (bytes >= MESSAGE_BYTES) await flush();
     }
     await flush();
-    return out;
+    return { found: out, searched: files.length };
   }
 
   async close(): Promise<void> {

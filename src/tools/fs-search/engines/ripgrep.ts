@@ -4,7 +4,7 @@ import { ToolgateError } from '../../../protocol/index.js';
 import type { FileReader } from '../file-access.js';
 import { RecordSplitter, runChild } from '../child.js';
 import { comparePaths } from '../order.js';
-import { stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit } from './types.js';
+import { stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
 
 interface RgText {
   readonly text?: string;
@@ -51,9 +51,12 @@ export class RipgrepEngine implements ContentEngine {
     }
   }
 
-  async search(files: readonly string[], q: ContentQuery, _reader: FileReader, signal: AbortSignal): Promise<FileHits[]> {
-    if (files.length === 0) return [];
-    const args = [...baseArgs(q), '--with-filename'];
+  async search(files: readonly string[], q: ContentQuery, _reader: FileReader, signal: AbortSignal, stopAfter?: number): Promise<SearchAnswer> {
+    if (files.length === 0) return { found: [], searched: 0 };
+    // To stop early, one thread searches the files in the order given, so that everything
+    // before a file's `end` message is complete; otherwise ripgrep spreads them over threads.
+    const early = stopAfter !== undefined && q.want === 'lines';
+    const args = [...baseArgs(q), '--with-filename', ...(early ? ['--threads', '1'] : [])];
     if (q.want === 'lines') args.push('--json');
     else if (q.want === 'counts') args.push('--count-matches', '--null');
     else args.push('--files-with-matches', '--null');
@@ -65,9 +68,21 @@ export class RipgrepEngine implements ContentEngine {
       if (!e) byPath.set(path, (e = { hits: [], count: 0 }));
       return e;
     };
-    const onRecord = (rec: Buffer): void => {
+    let total = 0;
+    let searched = files.length;
+    const index = early ? new Map(files.map((f, i) => [f, i])) : null;
+    const onRecord = (rec: Buffer): boolean | void => {
       if (q.want === 'lines') {
-        if (rec.length === 0 || rec[0] !== 0x7b || !rec.includes('"type":"match"')) return;
+        if (rec.length === 0 || rec[0] !== 0x7b) return;
+        if (index !== null && stopAfter !== undefined && total >= stopAfter && rec.includes('"type":"end"')) {
+          const end = JSON.parse(rec.toString('utf8')) as { type: string; data: { path: RgText } };
+          const at = end.type === 'end' ? index.get(textOf(end.data.path)) : undefined;
+          if (at !== undefined) {
+            searched = at + 1;
+            return false;
+          }
+        }
+        if (!rec.includes('"type":"match"')) return;
         const m = JSON.parse(rec.toString('utf8')) as RgMatch;
         if (m.type !== 'match') return;
         const e = entry(textOf(m.data.path));
@@ -76,6 +91,7 @@ export class RipgrepEngine implements ContentEngine {
           if (s.end === s.start) continue; // an empty match points at nothing
           e.hits.push({ line: m.data.line_number, column: s.start + 1, end_column: s.end + 1, text });
           e.count++;
+          total++;
         }
       } else if (q.want === 'counts') {
         const nul = rec.indexOf(0);
@@ -86,21 +102,34 @@ export class RipgrepEngine implements ContentEngine {
       }
     };
     const splitter = new RecordSplitter(q.want === 'paths' ? 0 : 10);
-    const r = await runChild(this.#rg, args, { cwd: this.#root, signal, onStdout: (chunk) => void splitter.push(chunk, onRecord) });
+    let stopped = false;
+    const r = await runChild(this.#rg, args, {
+      cwd: this.#root,
+      signal,
+      onStdout: (chunk) => {
+        if (stopped) return false;
+        stopped = !splitter.push(chunk, onRecord);
+        return !stopped;
+      },
+    });
     signal.throwIfAborted();
-    const last = splitter.flush();
-    if (last) onRecord(last);
+    if (!stopped) {
+      const last = splitter.flush();
+      if (last) onRecord(last);
+    }
     // 0: matches, 1: none, 2: some file could not be read (vanished since it was listed).
-    if (r.code !== 0 && r.code !== 1 && r.code !== 2) {
+    if (!stopped && r.code !== 0 && r.code !== 1 && r.code !== 2) {
       throw new ToolgateError('execution_failed', `ripgrep ended with ${r.code ?? r.signal}: ${r.stderr.trim()}`, { engine: 'ripgrep' });
     }
     const out: FileHits[] = [];
     for (const [path, e] of byPath) {
       if (e.count === 0) continue;
+      // A file after the stop point was only partly read.
+      if (index !== null && (index.get(path) ?? files.length) >= searched) continue;
       e.hits.sort((a, b) => a.line - b.line || a.column - b.column);
       out.push({ path, hits: e.hits, count: e.count });
     }
-    return out.sort((a, b) => comparePaths(a.path, b.path));
+    return { found: out.sort((a, b) => comparePaths(a.path, b.path)), searched };
   }
 
   async close(): Promise<void> {}

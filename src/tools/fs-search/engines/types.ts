@@ -29,12 +29,21 @@ export interface FileHits {
   readonly count: number;
 }
 
+export interface SearchAnswer {
+  readonly found: FileHits[];
+  readonly searched: number;
+}
+
 export interface ContentEngine {
   readonly name: 'ripgrep' | 'javascript';
   /** Throws `invalid_arguments` with the engine's own message for a pattern it rejects. */
   validate(query: ContentQuery, signal: AbortSignal): Promise<void>;
-  /** Searches `files` (workspace-relative, in order); the answer is in the same order. */
-  search(files: readonly string[], query: ContentQuery, reader: FileReader, signal: AbortSignal): Promise<FileHits[]>;
+  /**
+   * Searches `files` (workspace-relative, in order); the answer is in the same order. With
+   * `stopAfter`, the engine may stop at a file boundary once it has found that many matches:
+   * `searched` says how many of `files` (from the first) were searched completely.
+   */
+  search(files: readonly string[], query: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number): Promise<SearchAnswer>;
   /** Frees what the engine holds (worker threads). */
   close(): Promise<void>;
 }
