@@ -11,7 +11,7 @@ import { JavaScriptEngine } from '../../../src/tools/fs-search/engines/javascrip
 
 describe('ripgrep engine stopping early', () => {
   let root: string;
-  const files = Array.from({ length: 40 }, (_, i) => `d/f${String(i).padStart(2, '0')}.txt`);
+  const files = Array.from({ length: 300 }, (_, i) => `d/f${String(i).padStart(3, '0')}.txt`);
   before(() => {
     root = mkdtempSync(join(tmpdir(), 'fs-search-rg-'));
     for (const f of files) write(root, f, 'hit\nmiss\nhit hit\n');
@@ -22,20 +22,28 @@ describe('ripgrep engine stopping early', () => {
     const ws = Workspace.open(root);
     const reader = new FileReader(ws);
     try {
-      const rg = new RipgrepEngine('rg', ws.root);
       const q = { kind: 'literal', pattern: 'hit', caseSensitive: true, want: 'lines' } as const;
-      const all = await rg.search(files, q, reader, new AbortController().signal);
-      assert.equal(all.searched, 40);
-      assert.equal(all.found.length, 40);
-      const some = await rg.search(files, q, reader, new AbortController().signal, 7);
-      // 3 matches a file: the 7th is in the third file, so the answer ends with it.
-      assert.equal(some.searched, 3);
-      assert.deepEqual(some.found, all.found.slice(0, 3));
+      const all = await new RipgrepEngine('rg', ws.root).search(files, q, reader, new AbortController().signal);
+      assert.equal(all.searched, 300);
+      assert.equal(all.found.length, 300);
+      for (const parallelism of [1, 2, 3]) {
+        const rg = new RipgrepEngine('rg', ws.root, parallelism);
+        const some = await rg.search(files, q, reader, new AbortController().signal, 7);
+        // 3 matches a file: the 7th is in the third file, so the answer ends with it.
+        assert.equal(some.searched, 3, `parallelism ${parallelism}`);
+        assert.deepEqual(some.found, all.found.slice(0, 3));
+        // Past the first part: the answer may run further, but always to a file boundary and
+        // with every file before it complete.
+        const more = await rg.search(files, q, reader, new AbortController().signal, 3 * 200 + 1);
+        assert.ok(more.searched >= 201, `parallelism ${parallelism}`);
+        if (parallelism === 1) assert.equal(more.searched, 201);
+        assert.deepEqual(more.found, all.found.slice(0, more.searched));
+      }
       // The JavaScript engine finds the same, searching everything.
       const js = new JavaScriptEngine();
       try {
         const same = await js.search(files, q, reader, new AbortController().signal, 7);
-        assert.equal(same.searched, 40);
+        assert.equal(same.searched, 300);
         assert.deepEqual(same.found, all.found);
       } finally {
         await js.close();

@@ -1,5 +1,6 @@
 // ripgrep: Rust's regex crate (finite automata, linear in the input: no pattern can make it
 // backtrack), searching the files we list, in parallel. We sort its answer ourselves.
+import { availableParallelism } from 'node:os';
 import { ToolgateError } from '../../../protocol/index.js';
 import type { FileReader } from '../file-access.js';
 import { RecordSplitter, runChild } from '../child.js';
@@ -31,14 +32,19 @@ function baseArgs(q: ContentQuery): string[] {
   return args;
 }
 
+/** Fewest files worth a ripgrep run of their own when a first batch is split. */
+const MIN_PART = 128;
+
 export class RipgrepEngine implements ContentEngine {
   readonly name = 'ripgrep' as const;
   readonly #rg: string;
   readonly #root: string;
+  readonly #parallelism: number;
 
-  constructor(rg: string, root: string) {
+  constructor(rg: string, root: string, parallelism = availableParallelism()) {
     this.#rg = rg;
     this.#root = root;
+    this.#parallelism = parallelism;
   }
 
   async validate(q: ContentQuery, signal: AbortSignal): Promise<void> {
@@ -52,6 +58,35 @@ export class RipgrepEngine implements ContentEngine {
   }
 
   async search(files: readonly string[], q: ContentQuery, _reader: FileReader, signal: AbortSignal, stopAfter?: number): Promise<SearchAnswer> {
+    if (stopAfter === undefined || q.want !== 'lines' || files.length < 2 * MIN_PART) return this.#run(files, q, signal, stopAfter);
+    // Stopping early needs one thread reading in order; one such run per core, on consecutive
+    // parts, keeps the cores busy. Parts are taken in order: once one stops early, the later
+    // ones are not needed and are killed.
+    const parts = Math.max(1, Math.min(this.#parallelism, Math.floor(files.length / MIN_PART)));
+    const size = Math.ceil(files.length / parts);
+    const stop = new AbortController();
+    const both = AbortSignal.any([signal, stop.signal]);
+    const runs = Array.from({ length: parts }, (_, k) => this.#run(files.slice(k * size, (k + 1) * size), q, both, stopAfter));
+    const found: FileHits[] = [];
+    let searched = 0;
+    let total = 0;
+    try {
+      for (let k = 0; k < parts; k++) {
+        const r = await (runs[k] as Promise<SearchAnswer>);
+        found.push(...r.found);
+        searched += r.searched;
+        for (const f of r.found) total += f.count;
+        const partLength = Math.min(size, files.length - k * size);
+        if (r.searched < partLength || total >= stopAfter) break;
+      }
+    } finally {
+      stop.abort();
+      await Promise.allSettled(runs);
+    }
+    return { found, searched };
+  }
+
+  async #run(files: readonly string[], q: ContentQuery, signal: AbortSignal, stopAfter: number | undefined): Promise<SearchAnswer> {
     if (files.length === 0) return { found: [], searched: 0 };
     // To stop early, one thread searches the files in the order given, so that everything
     // before a file's `end` message is complete; otherwise ripgrep spreads them over threads.
