@@ -78,6 +78,7 @@ export class PageBuilder {
       column: h.column,
       end_column: h.end_column,
       text: cutLine(h.text, h.column - 1),
+      ...(h.end_line !== undefined ? { end_line: h.end_line } : {}),
       ...(h.kind !== undefined ? { kind: h.kind } : {}),
     };
     if (this.#contextLines === 0 || h.line < 1) return m;

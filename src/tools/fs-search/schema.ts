@@ -53,6 +53,8 @@ export const matchSchema = z.strictObject({
   /** 1-based UTF-8 byte column just past the match end. */
   end_column: z.number().int(),
   text: z.string(),
+  /** structural mode: the line a match spanning lines ends on (`end_column` is on it; `text` is the first line). */
+  end_line: z.number().int().optional(),
   /** symbol mode: what the definition is (function, class, method, …). */
   kind: z.string().optional(),
   context: contextSchema.optional(),

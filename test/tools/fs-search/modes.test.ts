@@ -171,6 +171,11 @@ describe('fs.search modes on a real git repository', () => {
     assert.deepEqual(py.matches?.map(at), ['src/b.py:3:5-16', 'src/b.py:6:9-33']);
   });
 
+  it('a structural match spanning lines gives its first line and the line it ends on', async () => {
+    const r = await search({ mode: 'structural', query: 'class $C { $$$BODY }', language: 'typescript' });
+    assert.deepEqual(r.matches, [{ path: 'src/a.ts', line: 5, column: 8, end_column: 2, end_line: 7, text: 'export class ConfigStore {' }]);
+  });
+
   it('a structural pattern that parses in no language is invalid_arguments', async () => {
     const r = await h.call({ mode: 'structural', query: 'function (((', language: 'typescript' });
     assert.equal(r.error?.code, 'invalid_arguments');

@@ -104,7 +104,8 @@ function hitAt(lines: readonly string[], node: SgNode, extra: { kind?: string; m
   const text = lines[r.start.line] ?? '';
   const start = byteColumn(text, r.start.column);
   const sameLine = r.end.line === r.start.line;
-  const end = sameLine ? byteColumn(text, r.end.column) : Buffer.byteLength(text);
+  // With end_line, end_column is on that line (a match spanning lines).
+  const end = byteColumn(sameLine ? text : (lines[r.end.line] ?? ''), r.end.column);
   return {
     line: r.start.line + 1,
     column: start + 1,
