@@ -36,16 +36,24 @@ export interface GitLocations {
 
 interface Watched {
   readonly path: string;
-  readonly sig: string;
-  /** Newest of mtime and ctime, ms (NaN when missing). */
-  readonly time: number;
+  /** inode, size, mtime, ctime (ms); all NaN when the path is missing. */
+  readonly ino: number;
+  readonly size: number;
+  readonly mtime: number;
+  readonly ctime: number;
 }
 
 function watch(path: string): Watched {
   // Millisecond times suffice: a kept list is at least RACY_MARGIN_MS older than any change.
   const st = lstatSync(path, { throwIfNoEntry: false });
-  if (st === undefined) return { path, sig: 'missing', time: Number.NaN };
-  return { path, sig: `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`, time: Math.max(st.mtimeMs, st.ctimeMs) };
+  if (st === undefined) return { path, ino: Number.NaN, size: Number.NaN, mtime: Number.NaN, ctime: Number.NaN };
+  return { path, ino: st.ino, size: st.size, mtime: st.mtimeMs, ctime: st.ctimeMs };
+}
+
+function unchanged(w: Watched): boolean {
+  const st = lstatSync(w.path, { throwIfNoEntry: false });
+  if (st === undefined) return Number.isNaN(w.ino);
+  return st.ino === w.ino && st.size === w.size && st.mtimeMs === w.mtime && st.ctimeMs === w.ctime;
 }
 
 /** Where git keeps what decides the list; null when any of it cannot be found. */
@@ -137,7 +145,7 @@ export class CandidateListCache {
       raw: e.raw,
       confirm: () => {
         for (const w of e.watched) {
-          if (watch(w.path).sig !== w.sig) {
+          if (!unchanged(w)) {
             if (m.get(includeIgnored) === e) m.delete(includeIgnored);
             return false;
           }
@@ -156,7 +164,7 @@ export class CandidateListCache {
   store(ws: Workspace, includeIgnored: boolean, raw: RawList, watched: readonly Watched[], listedAt: number): boolean {
     let m = this.#byWorkspace.get(ws);
     if (!m) this.#byWorkspace.set(ws, (m = new Map()));
-    if (watched.some((w) => w.time >= listedAt - RACY_MARGIN_MS)) {
+    if (watched.some((w) => Math.max(w.mtime, w.ctime) >= listedAt - RACY_MARGIN_MS)) {
       m.delete(includeIgnored);
       return false;
     }
