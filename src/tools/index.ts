@@ -2,8 +2,21 @@
 import type { AnyTool } from '../registry/index.js';
 import { createFsRead } from './fs-read/tool.js';
 import { createFsSearch } from './fs-search/tool.js';
+import { createFsWrite } from './fs-write/tool.js';
+import { createFsPatch } from './fs-patch/tool.js';
+import { createFsDelete } from './fs-delete/tool.js';
+import { createFsRename } from './fs-rename/tool.js';
+import { createFsUndo } from './undo/tool.js';
 
 /** Fresh definitions (each holds its own caches): one set per runtime. */
 export function builtinTools(): AnyTool[] {
-  return [createFsRead() as unknown as AnyTool, createFsSearch() as unknown as AnyTool];
+  return [
+    createFsRead() as unknown as AnyTool,
+    createFsSearch() as unknown as AnyTool,
+    createFsWrite() as unknown as AnyTool,
+    createFsPatch() as unknown as AnyTool,
+    createFsDelete() as unknown as AnyTool,
+    createFsRename() as unknown as AnyTool,
+    createFsUndo() as unknown as AnyTool,
+  ];
 }
