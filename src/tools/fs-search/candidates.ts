@@ -193,7 +193,7 @@ function filterCandidates(ws: Workspace, raw: RawList, source: 'git' | 'walk', o
   for (const path of raw.files) {
     if (include && !include(path)) continue;
     if (exclude && exclude(path)) continue;
-    if (classes.classify(ws, path) !== 'ordinary') {
+    if (classes.classify(ws, path) === 'secret') {
       secret++;
       continue;
     }

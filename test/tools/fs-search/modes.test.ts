@@ -55,6 +55,17 @@ describe('fs.search modes on a real git repository', () => {
     }
   });
 
+  it('searches protected files (write-protected, not secret), such as toolgate.config.json', async () => {
+    write(h.root, 'toolgate.config.json', '{"needle": true}\n');
+    try {
+      const r = await search({ query: 'needle', output: 'paths_only', include: ['*.json'] });
+      assert.deepEqual(r.paths, ['toolgate.config.json']);
+      assert.equal(r.skipped.secret, 0);
+    } finally {
+      rmSync(join(h.root, 'toolgate.config.json'));
+    }
+  });
+
   it('include_ignored and include_generated bring those files back; secrets never come back', async () => {
     const r = await search({ query: 'needle', output: 'paths_only', include_ignored: true, include_generated: true });
     assert.deepEqual(r.paths, [
