@@ -1,6 +1,7 @@
 // The one list of built-in tools. Adding a tool = a folder under src/tools/ and a line here.
 import type { AnyTool } from '../registry/index.js';
 import { createFsRead } from './fs-read/tool.js';
+import { createFsSearch } from './fs-search/tool.js';
 import { createFsWrite } from './fs-write/tool.js';
 import { createFsPatch } from './fs-patch/tool.js';
 import { createFsDelete } from './fs-delete/tool.js';
@@ -11,6 +12,7 @@ import { createFsUndo } from './undo/tool.js';
 export function builtinTools(): AnyTool[] {
   return [
     createFsRead() as unknown as AnyTool,
+    createFsSearch() as unknown as AnyTool,
     createFsWrite() as unknown as AnyTool,
     createFsPatch() as unknown as AnyTool,
     createFsDelete() as unknown as AnyTool,

@@ -1,0 +1,174 @@
+// The raw candidate list of a git work tree, kept between searches while nothing that decides
+// it has changed: git's own untracked cache, done outside the user's index. What decides it:
+// the index; the entries of every directory git's walk reads (a created, deleted or renamed
+// entry moves its directory's mtime); every ignore file (.gitignore files, info/exclude, the
+// global excludes file) and git's config files. All of these are lstat'ed on every lookup (a
+// few thousand directories: milliseconds); any difference drops the entry.
+//
+// Racy timestamps: a change in the same clock tick as a recorded mtime would not move it. So
+// a list is kept only if every recorded time is older than the start of the listing by
+// RACY_MARGIN_MS; a tree that changed just before is listed again on the next search.
+import { lstatSync, readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, relative, sep } from 'node:path';
+import type { Workspace } from '../../resources/index.js';
+import type { CandidateSet } from './candidates.js';
+import { runCollect } from './child.js';
+import { gitArgs } from './git-args.js';
+
+export const RACY_MARGIN_MS = 1000;
+const MAX_FILTERED = 16;
+
+export interface RawList {
+  /** Regular files in path order. */
+  readonly files: string[];
+  readonly ignored: number;
+  /** Directories git reported as wholly ignored (`dir/`), workspace-relative. */
+  readonly ignoredDirs: readonly string[];
+}
+
+export interface GitLocations {
+  readonly gitDir: string;
+  readonly commonDir: string;
+  readonly topLevel: string;
+  readonly excludesFile: string | null;
+}
+
+interface Watched {
+  readonly path: string;
+  /** inode, size, mtime, ctime (ms); all NaN when the path is missing. */
+  readonly ino: number;
+  readonly size: number;
+  readonly mtime: number;
+  readonly ctime: number;
+}
+
+function watch(path: string): Watched {
+  // Millisecond times suffice: a kept list is at least RACY_MARGIN_MS older than any change.
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (st === undefined) return { path, ino: Number.NaN, size: Number.NaN, mtime: Number.NaN, ctime: Number.NaN };
+  return { path, ino: st.ino, size: st.size, mtime: st.mtimeMs, ctime: st.ctimeMs };
+}
+
+function unchanged(w: Watched): boolean {
+  const st = lstatSync(w.path, { throwIfNoEntry: false });
+  if (st === undefined) return Number.isNaN(w.ino);
+  return st.ino === w.ino && st.size === w.size && st.mtimeMs === w.mtime && st.ctimeMs === w.ctime;
+}
+
+/** Where git keeps what decides the list; null when any of it cannot be found. */
+export async function gitLocations(root: string, signal: AbortSignal): Promise<GitLocations | null> {
+  const [dirs, excludes] = await Promise.all([
+    runCollect('git', gitArgs('rev-parse', '--absolute-git-dir', '--git-common-dir', '--show-toplevel'), root, signal),
+    runCollect('git', gitArgs('config', '--path', '--get', 'core.excludesFile'), root, signal),
+  ]);
+  if (dirs.code !== 0) return null;
+  const [gitDir, common, topLevel] = dirs.stdout.toString('utf8').split('\n');
+  if (!gitDir || !common || !topLevel) return null;
+  const excludesFile = excludes.code === 0 ? excludes.stdout.toString('utf8').trim() || null : null;
+  return { gitDir, commonDir: common.startsWith('/') ? common : join(root, common), topLevel, excludesFile };
+}
+
+/** Everything whose change could change the list, lstat'ed now. */
+export function watchSet(root: string, where: GitLocations, ignoredDirs: readonly string[], includeIgnored: boolean): Watched[] {
+  const out: Watched[] = [];
+  const skip = new Set(includeIgnored ? [] : ignoredDirs.map((d) => d.replace(/\/$/, '')));
+  const walk = (abs: string, rel: string): void => {
+    out.push(watch(abs));
+    let entries;
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const childRel = rel ? `${rel}/${e.name}` : e.name;
+      if (e.name === '.gitignore') out.push(watch(join(abs, e.name)));
+      else if (e.isDirectory() && e.name !== '.git' && !skip.has(childRel)) walk(join(abs, e.name), childRel);
+    }
+  };
+  walk(root, '');
+  // Ignore files above the workspace, up to the top of the work tree.
+  const up = relative(where.topLevel, root);
+  if (up && !up.startsWith('..')) {
+    let dir = dirname(root);
+    for (let i = 0; i < up.split(sep).length; i++, dir = dirname(dir)) out.push(watch(join(dir, '.gitignore')));
+  }
+  const xdg = process.env['XDG_CONFIG_HOME'] || join(homedir(), '.config');
+  const files = [
+    join(where.gitDir, 'index'),
+    join(where.gitDir, 'config.worktree'),
+    join(where.commonDir, 'config'),
+    join(where.commonDir, 'info', 'exclude'),
+    join(xdg, 'git', 'config'),
+    join(xdg, 'git', 'ignore'),
+    join(homedir(), '.gitconfig'),
+    '/etc/gitconfig',
+  ];
+  if (where.excludesFile) files.push(where.excludesFile);
+  for (const f of files) out.push(watch(f));
+  return out;
+}
+
+interface Entry {
+  readonly raw: RawList;
+  readonly watched: readonly Watched[];
+}
+
+/** Per tool instance: the last list of each workspace (and include_ignored setting). */
+export class CandidateListCache {
+  readonly #byWorkspace = new WeakMap<Workspace, Map<boolean, Entry>>();
+  /** Filtered lists (include, exclude, generated) of a raw list; gone with it. */
+  readonly #filtered = new WeakMap<RawList, Map<string, CandidateSet>>();
+
+  filtered(raw: RawList, key: string): CandidateSet | undefined {
+    return this.#filtered.get(raw)?.get(key);
+  }
+
+  keepFiltered(raw: RawList, key: string, set: CandidateSet): void {
+    let m = this.#filtered.get(raw);
+    if (!m) this.#filtered.set(raw, (m = new Map()));
+    if (m.size >= MAX_FILTERED) m.clear();
+    m.set(key, set);
+  }
+
+  /**
+   * The kept list without checking it yet, and the check (which drops the list when anything
+   * it depends on changed). The caller may start work on the list before checking it, but may
+   * not return anything from it unless the check passes.
+   */
+  peek(ws: Workspace, includeIgnored: boolean): { readonly raw: RawList; confirm(): boolean } | null {
+    const m = this.#byWorkspace.get(ws);
+    const e = m?.get(includeIgnored);
+    if (!m || !e) return null;
+    return {
+      raw: e.raw,
+      confirm: () => {
+        for (const w of e.watched) {
+          if (!unchanged(w)) {
+            if (m.get(includeIgnored) === e) m.delete(includeIgnored);
+            return false;
+          }
+        }
+        return true;
+      },
+    };
+  }
+
+  lookup(ws: Workspace, includeIgnored: boolean): RawList | null {
+    const kept = this.peek(ws, includeIgnored);
+    return kept && kept.confirm() ? kept.raw : null;
+  }
+
+  /** Keeps `raw` unless something it depends on changed too close to `listedAt` to tell. */
+  store(ws: Workspace, includeIgnored: boolean, raw: RawList, watched: readonly Watched[], listedAt: number): boolean {
+    let m = this.#byWorkspace.get(ws);
+    if (!m) this.#byWorkspace.set(ws, (m = new Map()));
+    if (watched.some((w) => Math.max(w.mtime, w.ctime) >= listedAt - RACY_MARGIN_MS)) {
+      m.delete(includeIgnored);
+      return false;
+    }
+    m.set(includeIgnored, { raw, watched });
+    return true;
+  }
+}

@@ -1,0 +1,212 @@
+// Which files a search may look at, in result order, and how many it left out and why.
+// In a git work tree the list comes from the index plus untracked files that .gitignore does
+// not exclude (`git ls-files`); elsewhere from a walk that follows no link.
+import { lstatSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import picomatch from 'picomatch';
+import { sha256Hex } from '../../protocol/index.js';
+import type { PathClass, Workspace } from '../../resources/index.js';
+import { runCollect } from './child.js';
+import { gitArgs } from './git-args.js';
+import { gitLocations, watchSet, type CandidateListCache, type RawList } from './candidate-cache.js';
+import { comparePaths } from './order.js';
+
+export interface CandidateOptions {
+  readonly include?: readonly string[] | undefined;
+  readonly exclude?: readonly string[] | undefined;
+  readonly include_ignored: boolean;
+  readonly include_generated: boolean;
+}
+
+export interface CandidateSet {
+  /** Workspace-relative regular files in result order. */
+  readonly files: readonly string[];
+  /** Digest of `files`: any file added, removed or newly ignored changes it. */
+  readonly listDigest: string;
+  readonly skipped: { readonly ignored: number; readonly secret: number; readonly generated: number };
+  readonly source: 'git' | 'walk';
+}
+
+const GENERATED_DIRS = new Set(['node_modules', 'dist']);
+const GIT_MODE_REGULAR = /^100(644|755) /;
+
+function isGeneratedPath(path: string): boolean {
+  if (!path.includes('node_modules/') && !path.includes('dist/')) return false;
+  const parts = path.split('/');
+  for (let i = 0; i < parts.length - 1; i++) if (GENERATED_DIRS.has(parts[i] as string)) return true;
+  return false;
+}
+
+function splitZ(buf: Buffer): string[] {
+  const text = buf.toString('utf8');
+  const out = text.split('\0');
+  if (out.length && out[out.length - 1] === '') out.pop();
+  return out;
+}
+
+/** Merges two lists in path order into one. */
+function merge(a: readonly string[], b: readonly string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(comparePaths(a[i] as string, b[j] as string) <= 0 ? (a[i++] as string) : (b[j++] as string));
+  while (i < a.length) out.push(a[i++] as string);
+  while (j < b.length) out.push(b[j++] as string);
+  return out;
+}
+
+async function listFromGit(root: string, includeIgnored: boolean, signal: AbortSignal): Promise<RawList | null> {
+  const cached = runCollect('git', gitArgs('ls-files', '-z', '--stage'), root, signal);
+  const others = runCollect('git', gitArgs('ls-files', '-z', '--others', ...(includeIgnored ? [] : ['--exclude-standard'])), root, signal);
+  const ignored = includeIgnored ? null : runCollect('git', gitArgs('ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'), root, signal);
+  const [c, o, i] = await Promise.all([cached, others, ignored]);
+  signal.throwIfAborted();
+  if (c.code !== 0 || o.code !== 0 || (i !== null && i.code !== 0)) return null;
+  const tracked: string[] = [];
+  let previous = '';
+  for (const rec of splitZ(c.stdout)) {
+    const path = rec.slice(rec.indexOf('\t') + 1);
+    // Links and submodules are not followed: only regular files are searched. Unmerged
+    // paths appear once per stage, next to each other.
+    if (!GIT_MODE_REGULAR.test(rec) || path === previous) continue;
+    previous = path;
+    tracked.push(path);
+  }
+  const untracked: string[] = [];
+  for (const path of splitZ(o.stdout)) {
+    let regular = false;
+    try {
+      regular = lstatSync(join(root, path)).isFile();
+    } catch {
+      regular = false;
+    }
+    if (regular) untracked.push(path);
+  }
+  // git keeps its index sorted by the bytes of the path: our order. Only the (usually short)
+  // untracked list needs sorting.
+  untracked.sort(comparePaths);
+  const ignoredEntries = i === null ? [] : splitZ(i.stdout);
+  return { files: merge(tracked, untracked), ignored: ignoredEntries.length, ignoredDirs: ignoredEntries.filter((e) => e.endsWith('/')) };
+}
+
+function listFromWalk(root: string, signal: AbortSignal): RawList {
+  const files: string[] = [];
+  const walk = (dir: string, prefix: string): void => {
+    signal.throwIfAborted();
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const rel = prefix + entry.name;
+      if (entry.isDirectory()) {
+        if (entry.name !== '.git') walk(join(dir, entry.name), rel + '/');
+      } else if (entry.isFile()) files.push(rel);
+    }
+  };
+  walk(root, '');
+  return { files: files.sort(comparePaths), ignored: 0, ignoredDirs: [] };
+}
+
+/**
+ * A glob with a slash matches the whole workspace-relative path; one without matches the file
+ * name anywhere (`*.ts`), as in .gitignore.
+ */
+export function globMatcher(globs: readonly string[], nocase: boolean): (path: string) => boolean {
+  const full = globs.filter((g) => g.includes('/'));
+  const names = globs.filter((g) => !g.includes('/'));
+  const matchFull = full.length ? picomatch(full, { dot: true, nocase }) : null;
+  const matchName = names.length ? picomatch(names, { dot: true, nocase }) : null;
+  return (path) => (matchFull !== null && matchFull(path)) || (matchName !== null && matchName(path.slice(path.lastIndexOf('/') + 1)));
+}
+
+/**
+ * Remembers `classifier.classify(path)` per workspace (the classification of a path never
+ * changes for a workspace's life); bounded.
+ */
+export class PathClassCache {
+  readonly #byWorkspace = new WeakMap<Workspace, Map<string, PathClass>>();
+  readonly #max: number;
+
+  constructor(max = 500_000) {
+    this.#max = max;
+  }
+
+  classify(ws: Workspace, path: string): PathClass {
+    let m = this.#byWorkspace.get(ws);
+    if (!m) this.#byWorkspace.set(ws, (m = new Map()));
+    let c = m.get(path);
+    if (c === undefined) {
+      c = ws.classifier.classify(path);
+      if (m.size >= this.#max) m.clear();
+      m.set(path, c);
+    }
+    return c;
+  }
+}
+
+/** A candidate set from a kept list that has not been checked yet. */
+export type TentativeCandidates = CandidateSet & { readonly confirm?: () => boolean };
+
+interface Raw {
+  readonly raw: RawList;
+  readonly source: 'git' | 'walk';
+  readonly confirm?: () => boolean;
+}
+
+/** The raw list: from the cache when nothing it depends on changed, else from git (or a walk). */
+async function rawList(ws: Workspace, includeIgnored: boolean, signal: AbortSignal, lists: CandidateListCache | undefined, tentative: boolean): Promise<Raw> {
+  const kept = lists?.peek(ws, includeIgnored);
+  if (kept && tentative) return { raw: kept.raw, source: 'git', confirm: kept.confirm };
+  if (kept && kept.confirm()) return { raw: kept.raw, source: 'git' };
+  const listedAt = Date.now();
+  const [fromGit, where] = await Promise.all([listFromGit(ws.root, includeIgnored, signal), lists ? gitLocations(ws.root, signal) : null]);
+  if (!fromGit) return { raw: listFromWalk(ws.root, signal), source: 'walk' };
+  if (lists && where) lists.store(ws, includeIgnored, fromGit, watchSet(ws.root, where, fromGit.ignoredDirs, includeIgnored), listedAt);
+  return { raw: fromGit, source: 'git' };
+}
+
+/**
+ * The candidates of a search. With `tentative`, a kept list is handed back unchecked with its
+ * `confirm` check, so that the caller can overlap the check with the first batch of work.
+ */
+export async function listCandidates(
+  ws: Workspace,
+  opts: CandidateOptions,
+  signal: AbortSignal,
+  classes: PathClassCache,
+  lists?: CandidateListCache,
+  tentative = false,
+): Promise<TentativeCandidates> {
+  const { raw, source, confirm } = await rawList(ws, opts.include_ignored, signal, lists, tentative);
+  const key = JSON.stringify([opts.include ?? [], opts.exclude ?? [], opts.include_generated]);
+  let set = lists?.filtered(raw, key);
+  if (!set) {
+    set = filterCandidates(ws, raw, source, opts, classes);
+    lists?.keepFiltered(raw, key, set);
+  }
+  return confirm ? { ...set, confirm } : set;
+}
+
+function filterCandidates(ws: Workspace, raw: RawList, source: 'git' | 'walk', opts: CandidateOptions, classes: PathClassCache): CandidateSet {
+  const include = opts.include?.length ? globMatcher(opts.include, false) : null;
+  const exclude = opts.exclude?.length ? globMatcher(opts.exclude, false) : null;
+  let secret = 0;
+  let generated = 0;
+  const files: string[] = [];
+  for (const path of raw.files) {
+    if (include && !include(path)) continue;
+    if (exclude && exclude(path)) continue;
+    if (classes.classify(ws, path) === 'secret') {
+      secret++;
+      continue;
+    }
+    if (!opts.include_generated && isGeneratedPath(path)) {
+      generated++;
+      continue;
+    }
+    files.push(path);
+  }
+  return {
+    files,
+    listDigest: sha256Hex(files.join('\0')),
+    skipped: { ignored: raw.ignored, secret, generated },
+    source,
+  };
+}

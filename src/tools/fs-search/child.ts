@@ -1,0 +1,90 @@
+// Child processes for search engines. Each one is killed (SIGKILL) when the signal aborts or
+// when the caller stops reading, and is always reaped before the promise settles: no engine
+// process outlives the call that started it.
+import { spawn } from 'node:child_process';
+
+export interface ChildResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stderr: string;
+  /** True when we stopped it (abort or `stop()`), not when it ended by itself. */
+  readonly killed: boolean;
+}
+
+export interface ChildOptions {
+  readonly cwd: string;
+  readonly signal: AbortSignal;
+  /** Receives stdout chunks; return false to stop the process early. */
+  readonly onStdout: (chunk: Buffer) => boolean | void;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+const STDERR_LIMIT = 64 * 1024;
+
+export function runChild(command: string, args: readonly string[], opts: ChildOptions): Promise<ChildResult> {
+  return new Promise<ChildResult>((resolve, reject) => {
+    if (opts.signal.aborted) {
+      resolve({ code: null, signal: null, stderr: '', killed: true });
+      return;
+    }
+    const child = spawn(command, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env });
+    let killed = false;
+    let stderr = '';
+    const kill = (): void => {
+      if (killed) return;
+      killed = true;
+      child.kill('SIGKILL');
+    };
+    opts.signal.addEventListener('abort', kill, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (killed) return;
+      if (opts.onStdout(chunk) === false) kill();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < STDERR_LIMIT) stderr += chunk.toString('utf8');
+    });
+    child.once('error', (e) => {
+      opts.signal.removeEventListener('abort', kill);
+      reject(e);
+    });
+    child.once('close', (code, signal) => {
+      opts.signal.removeEventListener('abort', kill);
+      resolve({ code, signal, stderr, killed });
+    });
+  });
+}
+
+/** Runs to completion and returns stdout whole. */
+export async function runCollect(command: string, args: readonly string[], cwd: string, signal: AbortSignal): Promise<ChildResult & { stdout: Buffer }> {
+  const chunks: Buffer[] = [];
+  const r = await runChild(command, args, { cwd, signal, onStdout: (c) => void chunks.push(c) });
+  return { ...r, stdout: Buffer.concat(chunks) };
+}
+
+/** Splits a byte stream into records ending in `sep`; the last partial record is kept. */
+export class RecordSplitter {
+  #rest: Buffer = Buffer.alloc(0);
+  constructor(private readonly sep: number) {}
+
+  push(chunk: Buffer, onRecord: (record: Buffer) => boolean | void): boolean {
+    const buf = this.#rest.length ? Buffer.concat([this.#rest, chunk]) : chunk;
+    let start = 0;
+    for (let i = buf.indexOf(this.sep); i !== -1; i = buf.indexOf(this.sep, start)) {
+      const rec = buf.subarray(start, i);
+      start = i + 1;
+      if (onRecord(rec) === false) {
+        this.#rest = Buffer.alloc(0);
+        return false;
+      }
+    }
+    this.#rest = Buffer.from(buf.subarray(start));
+    return true;
+  }
+
+  /** What is left after the stream ended without a final separator. */
+  flush(): Buffer | null {
+    const r = this.#rest;
+    this.#rest = Buffer.alloc(0);
+    return r.length ? r : null;
+  }
+}

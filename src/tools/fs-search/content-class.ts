@@ -1,0 +1,46 @@
+// Whether a file is binary or marked @generated, remembered by file identity so that repeated
+// searches over an unchanged tree read each head once. The identity (device, inode, size,
+// mtime, ctime) comes from an lstat through the directory's fd, so it is the file beneath the
+// root and not what a link points at; ctime moves on every write.
+import { lstatSync } from 'node:fs';
+import { procPath } from '../../resources/index.js';
+import { BINARY_SNIFF_BYTES, GENERATED_MARK, GENERATED_MARK_BYTES, type FileReader } from './file-access.js';
+
+export interface HeadFacts {
+  readonly binary: boolean;
+  readonly marked: boolean;
+}
+
+export class ContentClassCache {
+  readonly #entries = new Map<string, HeadFacts>();
+  readonly #max: number;
+
+  constructor(max = 200_000) {
+    this.#max = max;
+  }
+
+  /** The facts of a regular file's head, or null when it is gone, a link or not a regular file. */
+  facts(reader: FileReader, path: string): HeadFacts | null {
+    const at = reader.locate(path);
+    if (at === null) return null;
+    let key: string;
+    try {
+      const st = lstatSync(procPath(at.dirfd, at.name));
+      if (!st.isFile()) return null;
+      key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    } catch {
+      return null;
+    }
+    const hit = this.#entries.get(key);
+    if (hit) return hit;
+    const head = reader.head(path);
+    if (head === null) return null;
+    const facts = {
+      binary: head.subarray(0, BINARY_SNIFF_BYTES).includes(0),
+      marked: head.subarray(0, GENERATED_MARK_BYTES).includes(GENERATED_MARK),
+    };
+    if (this.#entries.size >= this.#max) this.#entries.clear();
+    this.#entries.set(key, facts);
+    return facts;
+  }
+}

@@ -1,0 +1,93 @@
+// Continuation tokens for fs.search. A token is HMAC-signed by the runtime's codec (which also
+// binds the task) and carries: the digest of the query (mode, query, options, sort order), the
+// Toolgate revision, the digest of the candidate list, a stat digest of every candidate up to
+// the cursor, the cursor, and how many results came before. docs/search.md explains the choice.
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { ToolgateError, digestOf } from '../../protocol/index.js';
+import type { TokenCodec } from '../../registry/index.js';
+import type { FsSearchArgs } from './schema.js';
+import type { Cursor } from './order.js';
+
+export const TOKEN_KIND = 'fs.search';
+export const SORT_ORDER = 'path-utf8-bytes,line,column';
+
+export interface PageStart {
+  readonly cursor: Cursor | null;
+  /** Results returned by the pages before this one. */
+  readonly before: number;
+  readonly listDigest: string;
+  readonly seenDigest: string;
+}
+
+interface TokenPayload {
+  readonly v: 1;
+  readonly q: string;
+  readonly rev: string;
+  readonly list: string;
+  readonly seen: string;
+  readonly cursor: Cursor | null;
+  readonly before: number;
+}
+
+/** What the result sequence depends on; the page bounds (max_results, max_bytes, timeout) do not. */
+export function queryDigest(a: FsSearchArgs): string {
+  return digestOf({
+    mode: a.mode,
+    query: a.query,
+    output: a.output,
+    include: a.include ?? [],
+    exclude: a.exclude ?? [],
+    include_ignored: a.include_ignored,
+    include_generated: a.include_generated,
+    case_sensitive: a.case_sensitive,
+    language: a.language ?? null,
+    context_lines: a.context_lines,
+    order: SORT_ORDER,
+  });
+}
+
+/** Size, mtime, ctime and inode (nanoseconds) of each file, in list order. */
+export function statDigest(root: string, files: readonly string[], upTo: number): string {
+  const h = createHash('sha256');
+  for (let i = 0; i < upTo && i < files.length; i++) {
+    const path = files[i] as string;
+    let line: string;
+    try {
+      const st = lstatSync(join(root, path), { bigint: true });
+      line = `${path}\0${st.size}\0${st.mtimeNs}\0${st.ctimeNs}\0${st.ino}\n`;
+    } catch {
+      line = `${path}\0missing\n`;
+    }
+    h.update(line);
+  }
+  return h.digest('hex');
+}
+
+function isCursor(v: unknown): v is Cursor | null {
+  if (v === null) return true;
+  if (typeof v !== 'object') return false;
+  const c = v as Record<string, unknown>;
+  if (typeof c['path'] !== 'string') return false;
+  if (c['line'] === null && c['column'] === null) return true;
+  return Number.isInteger(c['line']) && Number.isInteger(c['column']);
+}
+
+/** Checks a token's signature and query; the snapshot checks need the candidate list. */
+export function openToken(tokens: TokenCodec, token: string, query: string, revision: string): PageStart {
+  const p = tokens.verify(TOKEN_KIND, token);
+  const bad = (why: string): ToolgateError => new ToolgateError('invalid_continuation', `continuation token rejected: ${why}`, { reason: why });
+  if (p['v'] !== 1 || typeof p['list'] !== 'string' || typeof p['seen'] !== 'string' || typeof p['rev'] !== 'string' || !Number.isInteger(p['before']) || !isCursor(p['cursor'])) {
+    throw bad('malformed');
+  }
+  if (p['q'] !== query) throw bad('issued for another query, mode, options or sort order');
+  if (p['rev'] !== revision) {
+    throw new ToolgateError('stale_continuation', 'the workspace changed through Toolgate since the previous page', { reason: 'revision', expected: p['rev'], revision });
+  }
+  return { cursor: p['cursor'] as Cursor | null, before: p['before'] as number, listDigest: p['list'], seenDigest: p['seen'] };
+}
+
+export function signToken(tokens: TokenCodec, payload: Omit<TokenPayload, 'v'>): string {
+  return tokens.sign(TOKEN_KIND, { v: 1, ...payload });
+}

@@ -1,0 +1,211 @@
+// Symbol search (definitions by name) and structural search (ast-grep patterns with
+// metavariables), one file at a time in result order. Parsing runs on libuv's thread pool
+// (parseAsync), so the signal is honoured between files.
+import { parse, parseAsync } from '@ast-grep/napi';
+import type { SgNode } from '@ast-grep/napi';
+import { ToolgateError } from '../../../protocol/index.js';
+import type { FileReader } from '../file-access.js';
+import { ensureGrammars, expandoChar, languageOf, napiLang, type AstLanguage } from './ast-languages.js';
+import type { FileHits, LineHit } from './types.js';
+
+/** Larger source files are not parsed. */
+const MAX_PARSE_BYTES = 4 * 1024 * 1024;
+
+type KindTable = Readonly<Record<string, string>>;
+
+const TS_DEFINITIONS: KindTable = {
+  function_declaration: 'function',
+  generator_function_declaration: 'function',
+  function_signature: 'function',
+  class_declaration: 'class',
+  abstract_class_declaration: 'class',
+  method_definition: 'method',
+  method_signature: 'method',
+  abstract_method_signature: 'method',
+  interface_declaration: 'interface',
+  type_alias_declaration: 'type',
+  enum_declaration: 'enum',
+  variable_declarator: 'variable',
+  public_field_definition: 'field',
+  internal_module: 'namespace',
+};
+
+const DEFINITIONS: Readonly<Record<AstLanguage, KindTable>> = {
+  typescript: TS_DEFINITIONS,
+  tsx: TS_DEFINITIONS,
+  javascript: {
+    function_declaration: 'function',
+    generator_function_declaration: 'function',
+    class_declaration: 'class',
+    method_definition: 'method',
+    variable_declarator: 'variable',
+  },
+  python: { function_definition: 'function', class_definition: 'class' },
+  go: {
+    function_declaration: 'function',
+    method_declaration: 'method',
+    type_spec: 'type',
+    type_alias: 'type',
+    const_spec: 'constant',
+    var_spec: 'variable',
+  },
+  rust: {
+    function_item: 'function',
+    function_signature_item: 'function',
+    struct_item: 'struct',
+    enum_item: 'enum',
+    union_item: 'union',
+    trait_item: 'trait',
+    type_item: 'type',
+    const_item: 'constant',
+    static_item: 'static',
+    mod_item: 'module',
+    macro_definition: 'macro',
+  },
+};
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Refines a definition's kind from where it stands (a function in a class is a method …). */
+function refineKind(lang: AstLanguage, node: SgNode, kind: string): string {
+  if (kind === 'variable' && (lang === 'typescript' || lang === 'tsx' || lang === 'javascript')) {
+    const decl = node.parent();
+    return decl && decl.kind() === 'lexical_declaration' && decl.text().startsWith('const') ? 'constant' : 'variable';
+  }
+  if (kind === 'function' && lang === 'python') {
+    for (let p = node.parent(); p; p = p.parent()) {
+      if (p.kind() === 'class_definition') return 'method';
+      if (p.kind() === 'function_definition') return 'function';
+    }
+  }
+  if (kind === 'function' && lang === 'rust') {
+    for (let p = node.parent(); p; p = p.parent()) {
+      if (p.kind() === 'impl_item' || p.kind() === 'trait_item') return 'method';
+      if (p.kind() === 'function_item') return 'function';
+    }
+  }
+  if (kind === 'type' && lang === 'go') {
+    const t = node.field('type')?.kind();
+    if (t === 'struct_type') return 'struct';
+    if (t === 'interface_type') return 'interface';
+  }
+  return kind;
+}
+
+/** Byte column (0-based) of a character column in a line. */
+function byteColumn(line: string, column: number): number {
+  return Buffer.byteLength(line.slice(0, column));
+}
+
+function hitAt(lines: readonly string[], node: SgNode, extra: { kind?: string; multiLine: boolean }): LineHit {
+  const r = node.range();
+  const text = lines[r.start.line] ?? '';
+  const start = byteColumn(text, r.start.column);
+  const sameLine = r.end.line === r.start.line;
+  // With end_line, end_column is on that line (a match spanning lines).
+  const end = byteColumn(sameLine ? text : (lines[r.end.line] ?? ''), r.end.column);
+  return {
+    line: r.start.line + 1,
+    column: start + 1,
+    end_column: end + 1,
+    text,
+    ...(extra.kind !== undefined ? { kind: extra.kind } : {}),
+    ...(extra.multiLine && !sameLine ? { end_line: r.end.line + 1 } : {}),
+  };
+}
+
+function splitLines(src: string): string[] {
+  return src.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
+async function forEachSource(
+  files: readonly string[],
+  reader: FileReader,
+  signal: AbortSignal,
+  accept: (lang: AstLanguage) => boolean,
+  visit: (lang: AstLanguage, root: SgNode, lines: readonly string[]) => LineHit[],
+): Promise<FileHits[]> {
+  ensureGrammars();
+  const out: FileHits[] = [];
+  for (const path of files) {
+    signal.throwIfAborted();
+    const lang = languageOf(path);
+    if (lang === null || !accept(lang)) continue;
+    const data = reader.read(path, MAX_PARSE_BYTES);
+    if (data === null) continue;
+    const src = data.toString('utf8');
+    const root = (await parseAsync(napiLang(lang), src)).root();
+    const hits = visit(lang, root, splitLines(src));
+    if (hits.length === 0) continue;
+    hits.sort((a, b) => a.line - b.line || a.column - b.column);
+    out.push({ path, hits, count: hits.length });
+  }
+  signal.throwIfAborted();
+  return out;
+}
+
+/** Definitions named exactly `name` (case-sensitive unless told otherwise). */
+export function findDefinitions(files: readonly string[], name: string, caseSensitive: boolean, reader: FileReader, signal: AbortSignal): Promise<FileHits[]> {
+  const regex = `^${caseSensitive ? '' : '(?i)'}${escapeRegex(name)}$`;
+  return forEachSource(
+    files,
+    reader,
+    signal,
+    () => true,
+    (lang, root, lines) => {
+      const table = DEFINITIONS[lang];
+      const hits: LineHit[] = [];
+      const found = root.findAll({ rule: { any: Object.keys(table).map((kind) => ({ kind })), has: { field: 'name', regex } } });
+      for (const node of found) {
+        const kind = table[node.kind()];
+        if (kind === undefined) continue;
+        // Go's `const a, b = …` has several names: report the one that matched.
+        for (const nameNode of node.fieldChildren('name')) {
+          if (!new RegExp(`^${escapeRegex(name)}$`, caseSensitive ? '' : 'i').test(nameNode.text())) continue;
+          hits.push(hitAt(lines, nameNode, { kind: refineKind(lang, node, kind), multiLine: false }));
+        }
+      }
+      if (lang === 'python') {
+        // Module-level assignments are Python's constants.
+        for (const node of root.findAll({ rule: { kind: 'assignment', has: { field: 'left', kind: 'identifier', regex } } })) {
+          if (node.parent()?.parent()?.kind() !== 'module') continue;
+          const left = node.field('left');
+          if (left) hits.push(hitAt(lines, left, { kind: 'constant', multiLine: false }));
+        }
+      }
+      return hits;
+    },
+  );
+}
+
+/** The languages `pattern` parses in; throws `invalid_arguments` when there are none. */
+export function structuralLanguages(pattern: string, only: AstLanguage | undefined): AstLanguage[] {
+  ensureGrammars();
+  const all: AstLanguage[] = only ? [only] : ['typescript', 'tsx', 'javascript', 'python', 'go', 'rust'];
+  const ok: AstLanguage[] = [];
+  const errors: string[] = [];
+  for (const lang of all) {
+    const source = pattern.replaceAll('$', expandoChar(lang));
+    const root = parse(napiLang(lang), source).root();
+    const broken = root.find({ rule: { kind: 'ERROR' } });
+    if (broken === null) ok.push(lang);
+    else errors.push(`${lang}: syntax error at line ${(broken?.range().start.line ?? 0) + 1}`);
+  }
+  if (ok.length === 0) {
+    throw new ToolgateError('invalid_arguments', `the pattern does not parse: ${errors.join('; ')}`, { pointer: '/query', engine: 'ast-grep', message: errors.join('; ') });
+  }
+  return ok;
+}
+
+/** Nodes matching an ast-grep pattern, in the given languages. */
+export function findStructural(files: readonly string[], pattern: string, languages: readonly AstLanguage[], reader: FileReader, signal: AbortSignal): Promise<FileHits[]> {
+  return forEachSource(
+    files,
+    reader,
+    signal,
+    (lang) => languages.includes(lang),
+    (_lang, root, lines) => root.findAll(pattern).map((node) => hitAt(lines, node, { multiLine: true })),
+  );
+}

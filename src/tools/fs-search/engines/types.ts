@@ -1,0 +1,57 @@
+// What a content engine (ripgrep, or the JavaScript fallback) is asked and what it answers.
+import type { FileReader } from '../file-access.js';
+
+export interface ContentQuery {
+  readonly kind: 'literal' | 'regex';
+  readonly pattern: string;
+  readonly caseSensitive: boolean;
+  /** `lines`: every match with its line; `counts`: matches per file; `paths`: files with a match. */
+  readonly want: 'lines' | 'counts' | 'paths';
+}
+
+export interface LineHit {
+  readonly line: number;
+  /** 1-based byte columns; `end_column` is just past the match. */
+  readonly column: number;
+  readonly end_column: number;
+  /** The whole line, terminator stripped (present when `want` is `lines`). */
+  readonly text: string;
+  /** symbol mode: what the definition is. */
+  readonly kind?: string;
+  /** structural mode: the 1-based line the match ends on, when past `line`. */
+  readonly end_line?: number;
+}
+
+export interface FileHits {
+  readonly path: string;
+  /** In line, then column order (empty unless `want` is `lines`). */
+  readonly hits: readonly LineHit[];
+  readonly count: number;
+}
+
+export interface SearchAnswer {
+  readonly found: FileHits[];
+  readonly searched: number;
+}
+
+export interface ContentEngine {
+  readonly name: 'ripgrep' | 'javascript';
+  /** Throws `invalid_arguments` with the engine's own message for a pattern it rejects. */
+  validate(query: ContentQuery, signal: AbortSignal): Promise<void>;
+  /**
+   * Searches `files` (workspace-relative, in order); the answer is in the same order. With
+   * `stopAfter`, the engine may stop at a file boundary once it has found that many matches:
+   * `searched` says how many of `files` (from the first) were searched completely.
+   */
+  search(files: readonly string[], query: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number): Promise<SearchAnswer>;
+  /** Frees what the engine holds (worker threads). */
+  close(): Promise<void>;
+}
+
+/** Strips one trailing `\n` and then one `\r`. */
+export function stripTerminator(line: string): string {
+  let end = line.length;
+  if (end > 0 && line.charCodeAt(end - 1) === 10) end--;
+  if (end > 0 && line.charCodeAt(end - 1) === 13) end--;
+  return end === line.length ? line : line.slice(0, end);
+}

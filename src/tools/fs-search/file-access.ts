@@ -1,0 +1,123 @@
+// Reads candidate files beneath the root without following links: each directory is opened
+// once, from its parent's fd, and each file through its directory, all with O_NOFOLLOW (the
+// same walk as Workspace.openLeaf, shared between the files of one search). A file that
+// turned into a link (or vanished) since it was listed reads as absent.
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } from 'node:fs';
+import type { Workspace } from '../../resources/index.js';
+import { procPath } from '../../resources/index.js';
+
+const { O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = constants;
+/** Like git: a NUL byte in the first 8000 bytes makes a file binary. */
+export const BINARY_SNIFF_BYTES = 8000;
+/** `@generated` within the first bytes marks a generated file. */
+export const GENERATED_MARK_BYTES = 1024;
+export const GENERATED_MARK = Buffer.from('@generated');
+const MAX_OPEN_DIRS = 256;
+
+export class FileReader {
+  readonly #ws: Workspace;
+  readonly #dirs = new Map<string, number | null>();
+
+  constructor(ws: Workspace) {
+    this.#ws = ws;
+  }
+
+  /**
+   * The directory's fd, opened from its parent's fd one component at a time with O_NOFOLLOW
+   * (so no link is ever traversed), and checked to lie beneath the root once per directory.
+   */
+  #dirFd(dir: string): number | null {
+    if (dir === '') return this.#ws.rootFd;
+    const known = this.#dirs.get(dir);
+    if (known !== undefined) return known;
+    // Files come in path order, so directories are needed in runs: bound what is held open.
+    if (this.#dirs.size >= MAX_OPEN_DIRS) this.close();
+    const slash = dir.lastIndexOf('/');
+    const parent = this.#dirFd(slash === -1 ? '' : dir.slice(0, slash));
+    let fd: number | null = null;
+    if (parent !== null) {
+      let opened: number | null = null;
+      try {
+        opened = openSync(procPath(parent, dir.slice(slash + 1)), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        // Defence in depth, as in Workspace.openLeaf: the directory was not moved out meanwhile.
+        if (readlinkSync(`/proc/self/fd/${opened}`).startsWith(this.#ws.root + '/')) {
+          fd = opened;
+          opened = null;
+        }
+      } catch {
+        fd = null;
+      } finally {
+        if (opened !== null) closeSync(opened);
+      }
+    }
+    this.#dirs.set(dir, fd);
+    return fd;
+  }
+
+  /** The open directory holding `path` and the file's name in it (null when unreachable). */
+  locate(path: string): { dirfd: number; name: string } | null {
+    const slash = path.lastIndexOf('/');
+    const dirfd = this.#dirFd(slash === -1 ? '' : path.slice(0, slash));
+    return dirfd === null ? null : { dirfd, name: path.slice(slash + 1) };
+  }
+
+  /** Opens a regular file, or returns null when it is gone, a link or not regular. */
+  open(path: string): number | null {
+    const at = this.locate(path);
+    if (at === null) return null;
+    let fd: number;
+    try {
+      fd = openSync(procPath(at.dirfd, at.name), O_RDONLY | O_NOFOLLOW);
+    } catch {
+      return null;
+    }
+    if (!fstatSync(fd).isFile()) {
+      closeSync(fd);
+      return null;
+    }
+    return fd;
+  }
+
+  /** The first `bytes` of a file, or null when it cannot be opened safely. */
+  head(path: string, bytes = BINARY_SNIFF_BYTES): Buffer | null {
+    const fd = this.open(path);
+    if (fd === null) return null;
+    try {
+      const buf = Buffer.allocUnsafe(bytes);
+      let got = 0;
+      while (got < bytes) {
+        const n = readSync(fd, buf, got, bytes - got, got);
+        if (n === 0) break;
+        got += n;
+      }
+      return buf.subarray(0, got);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The whole file, or null when it cannot be opened safely or is larger than `limit`. */
+  read(path: string, limit: number): Buffer | null {
+    const fd = this.open(path);
+    if (fd === null) return null;
+    try {
+      const size = fstatSync(fd).size;
+      if (size > limit) return null;
+      const buf = Buffer.allocUnsafe(size);
+      let got = 0;
+      while (got < size) {
+        const n = readSync(fd, buf, got, size - got, got);
+        if (n === 0) break;
+        got += n;
+      }
+      return buf.subarray(0, got);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  close(): void {
+    for (const fd of this.#dirs.values()) if (fd !== null && fd !== this.#ws.rootFd) closeSync(fd);
+    this.#dirs.clear();
+  }
+}

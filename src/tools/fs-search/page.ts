@@ -1,0 +1,130 @@
+// One page of results: items added in result order until a bound is reached. The cursor is
+// the last item returned, or the last file fully looked at, so the next page starts exactly
+// where this one stopped.
+import { MAX_LINE_BYTES, type FileCount, type SearchMatch, type SearchOutput, type TruncationReason } from './schema.js';
+import { alreadyReturned, type Cursor } from './order.js';
+import type { FileHits, LineHit } from './engines/types.js';
+
+/** Room kept in max_bytes for the rest of the result object. */
+const ENVELOPE_BYTES = 2048;
+const LEAD_BYTES = 60;
+
+/** A line cut to MAX_LINE_BYTES around [start, end) bytes, on character boundaries. */
+export function cutLine(text: string, start = 0): string {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= MAX_LINE_BYTES) return text;
+  let from = Math.max(0, Math.min(start - LEAD_BYTES, buf.length - MAX_LINE_BYTES));
+  while (from > 0 && ((buf[from] as number) & 0xc0) === 0x80) from--;
+  let to = Math.min(buf.length, from + MAX_LINE_BYTES);
+  while (to < buf.length && ((buf[to] as number) & 0xc0) === 0x80) to--;
+  return buf.toString('utf8', from, to);
+}
+
+export interface ContextSource {
+  /** Lines of a file (terminators stripped), or null when it cannot be read. */
+  lines(path: string): readonly string[] | null;
+}
+
+export class PageBuilder {
+  readonly matches: SearchMatch[] = [];
+  readonly counts: FileCount[] = [];
+  readonly paths: string[] = [];
+  /** Results on this page: matches for matches/count_only, files for paths_only. */
+  results = 0;
+  truncation: TruncationReason | null = null;
+  cursor: Cursor | null;
+  readonly #from: Cursor | null;
+  readonly #output: SearchOutput;
+  readonly #maxResults: number;
+  readonly #maxBytes: number;
+  readonly #contextLines: number;
+  #items = 0;
+  #bytes = ENVELOPE_BYTES;
+
+  constructor(output: SearchOutput, from: Cursor | null, maxResults: number, maxBytes: number, contextLines: number) {
+    this.#output = output;
+    this.#from = from;
+    this.cursor = from;
+    this.#maxResults = maxResults;
+    this.#maxBytes = maxBytes;
+    this.#contextLines = contextLines;
+  }
+
+  get full(): boolean {
+    return this.truncation !== null;
+  }
+
+  /** Takes one more item if it fits; otherwise marks the page truncated. */
+  #fits(item: unknown): boolean {
+    if (this.#items >= this.#maxResults) {
+      this.truncation = 'max_results';
+      return false;
+    }
+    const size = Buffer.byteLength(JSON.stringify(item)) + 1;
+    // The first item of a page is always taken: a page must make progress.
+    if (this.#items > 0 && this.#bytes + size > this.#maxBytes) {
+      this.truncation = 'max_bytes';
+      return false;
+    }
+    this.#items++;
+    this.#bytes += size;
+    return true;
+  }
+
+  #match(path: string, h: LineHit, context: ContextSource): SearchMatch {
+    const m: SearchMatch = {
+      path,
+      line: h.line,
+      column: h.column,
+      end_column: h.end_column,
+      text: cutLine(h.text, h.column - 1),
+      ...(h.end_line !== undefined ? { end_line: h.end_line } : {}),
+      ...(h.kind !== undefined ? { kind: h.kind } : {}),
+    };
+    if (this.#contextLines === 0 || h.line < 1) return m;
+    const lines = context.lines(path) ?? [];
+    const before = lines.slice(Math.max(0, h.line - 1 - this.#contextLines), h.line - 1).map((l) => cutLine(l));
+    const after = lines.slice(h.line, h.line + this.#contextLines).map((l) => cutLine(l));
+    return { ...m, context: { before, after } };
+  }
+
+  /** Adds a file's results; returns false once the page is full. */
+  addFile(file: FileHits, context: ContextSource): boolean {
+    if (this.full) return false;
+    switch (this.#output) {
+      case 'matches':
+        for (const h of file.hits) {
+          if (alreadyReturned(this.#from, file.path, h.line, h.column)) continue;
+          const m = this.#match(file.path, h, context);
+          if (!this.#fits(m)) return false;
+          this.matches.push(m);
+          this.results++;
+          this.cursor = { path: file.path, line: h.line, column: h.column };
+        }
+        break;
+      case 'count_only': {
+        const c = { path: file.path, count: file.count };
+        if (!this.#fits(c)) return false;
+        this.counts.push(c);
+        this.results += file.count;
+        break;
+      }
+      case 'paths_only':
+        if (!this.#fits(file.path)) return false;
+        this.paths.push(file.path);
+        this.results++;
+        break;
+    }
+    this.cursor = { path: file.path, line: null, column: null };
+    return true;
+  }
+
+  /** Every file up to and including `path` has been looked at. */
+  scannedThrough(path: string): void {
+    if (!this.full) this.cursor = { path, line: null, column: null };
+  }
+
+  timedOut(): void {
+    if (!this.full) this.truncation = 'timeout';
+  }
+}

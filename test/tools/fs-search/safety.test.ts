@@ -1,0 +1,183 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { harness, makeRepo, write } from './fixture.js';
+import { createFsSearch } from '../../../src/tools/fs-search/tool.js';
+import { FIRST_BATCH } from '../../../src/tools/fs-search/batches.js';
+import type { AnyTool } from '../../../src/registry/index.js';
+import type { FsSearchResult } from '../../../src/tools/fs-search/schema.js';
+
+let root: string;
+before(() => {
+  root = makeRepo();
+  write(root, 'src/long.txt', 'a'.repeat(100_000) + '!\n');
+});
+after(() => rmSync(root, { recursive: true, force: true }));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('fs.search regex safety and stopping the work', () => {
+  it('ripgrep runs a catastrophic pattern in linear time', async () => {
+    const h = harness(root);
+    try {
+      const started = Date.now();
+      const r = await h.call({ mode: 'regex', query: '(a+)+$', output: 'count_only', timeout_ms: 5000 });
+      const res = r.result as FsSearchResult;
+      assert.equal(r.status, 'succeeded');
+      assert.equal(res.truncated, false);
+      assert.deepEqual(res.counts, []);
+      assert.ok(Date.now() - started < 5000);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('without ripgrep, a catastrophic pattern returns at its timeout and the matching stops', async () => {
+    const h = harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
+    try {
+      const started = Date.now();
+      const r = await h.call({ mode: 'regex', query: '(a+)+$', include: ['src/long.txt'], timeout_ms: 400 });
+      const elapsed = Date.now() - started;
+      assert.equal(r.status, 'succeeded');
+      const res = r.result as FsSearchResult;
+      assert.equal(res.truncated, true);
+      assert.equal(res.truncation_reason, 'timeout');
+      assert.deepEqual(res.matches, []);
+      assert.ok(elapsed < 2500, `returned after ${elapsed} ms`);
+      // The worker was terminated: the process burns no more CPU on the pattern.
+      const cpu = process.cpuUsage();
+      await sleep(500);
+      const used = process.cpuUsage(cpu);
+      assert.ok((used.user + used.system) / 1000 < 200, `still burning CPU: ${JSON.stringify(used)}`);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('falls back to the JavaScript engine when ripgrep is not installed, with the same answer', async () => {
+    const h = harness(root, [createFsSearch({ ripgrep: join(root, 'no-such-rg') }) as unknown as AnyTool]);
+    const rg = harness(root);
+    try {
+      const r = (await h.call({ query: 'needle' })).result as FsSearchResult;
+      const want = (await rg.call({ query: 'needle' })).result as FsSearchResult;
+      assert.equal(r.engine, 'javascript');
+      assert.equal(want.engine, 'ripgrep');
+      assert.deepEqual(r.matches, want.matches);
+      assert.deepEqual(r.skipped, want.skipped);
+    } finally {
+      await h.close();
+      await rg.close();
+    }
+  });
+
+  it('a page that times out keeps what the batches before the slow one found, and says where to resume', async () => {
+    for (let i = 0; i < FIRST_BATCH + 50; i++) write(root, `many/f${String(i).padStart(4, '0')}.txt`, 'aaa\n');
+    write(root, 'many/z.txt', 'a'.repeat(50_000) + '!\n');
+    const h = harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
+    try {
+      const r = await h.call({ mode: 'regex', query: '(a+)+$', include: ['many/**'], timeout_ms: 1500, max_results: 10_000 });
+      const res = r.result as FsSearchResult;
+      assert.equal(res.truncation_reason, 'timeout');
+      assert.ok((res.matches?.length ?? 0) >= FIRST_BATCH, `kept ${res.matches?.length}`);
+      assert.deepEqual(res.matches?.[0], { path: 'many/f0000.txt', line: 1, column: 1, end_column: 4, text: 'aaa' });
+      assert.equal(typeof res.continuation, 'string');
+    } finally {
+      await h.close();
+      rmSync(join(root, 'many'), { recursive: true, force: true });
+    }
+  });
+
+  it('a tracked file replaced by a link to outside the root is not searched through the link', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'fs-search-out-'));
+    writeFileSync(join(outside, 'private.txt'), 'needle from outside\n');
+    // The index still says lib.js is a regular file; the work tree now holds a link.
+    rmSync(join(root, 'lib.js'));
+    symlinkSync(join(outside, 'private.txt'), join(root, 'lib.js'));
+    for (const engine of ['ripgrep', 'javascript'] as const) {
+      const h = harness(root, [createFsSearch({ engine }) as unknown as AnyTool]);
+      try {
+        const r = (await h.call({ query: 'outside', include_ignored: true, include_generated: true })).result as FsSearchResult;
+        assert.deepEqual(r.matches, [], engine);
+        const all = (await h.call({ query: 'needle', output: 'paths_only' })).result as FsSearchResult;
+        assert.equal(all.paths?.includes('lib.js'), false, engine);
+      } finally {
+        await h.close();
+      }
+    }
+    rmSync(join(root, 'lib.js'));
+    writeFileSync(join(root, 'lib.js'), 'const a = "needle";\n');
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  it('without ripgrep, lookaround (which ripgrep rejects) is invalid_arguments', async () => {
+    const h = harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
+    try {
+      const r = await h.call({ mode: 'regex', query: 'needle(?=\\()' });
+      assert.equal(r.error?.code, 'invalid_arguments');
+      const bad = await h.call({ mode: 'regex', query: '[z-a]' });
+      assert.equal(bad.error?.code, 'invalid_arguments');
+      assert.match(String(bad.error?.data['message']), /Range out of order/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('kills the engine process at the timeout: no child outlives the call', async () => {
+    // A stand-in ripgrep that records its pid and never finishes.
+    const bin = join(root, '..', `slow-rg-${process.pid}.sh`);
+    const pids = join(root, '..', `slow-rg-${process.pid}.pids`);
+    writeFileSync(bin, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo 'ripgrep 13.0.0'; exit 0; fi\necho $$ >> '${pids}'\nexec sleep 30\n`);
+    chmodSync(bin, 0o755);
+    const h = harness(root, [createFsSearch({ ripgrep: bin }) as unknown as AnyTool]);
+    try {
+      const started = Date.now();
+      const r = await h.call({ query: 'needle', timeout_ms: 300 });
+      assert.ok(Date.now() - started < 3000);
+      assert.equal(r.status, 'succeeded');
+      const res = r.result as FsSearchResult;
+      assert.equal(res.truncation_reason, 'timeout');
+      assert.equal(res.truncated, true);
+      assert.ok(existsSync(pids));
+      const started_pids = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+      assert.ok(started_pids.length >= 1);
+      for (const pid of started_pids) assert.equal(alive(pid), false, `engine ${pid} still running`);
+      // A timed-out page still resumes: the continuation starts where the page stopped.
+      assert.equal(typeof res.continuation, 'string');
+    } finally {
+      await h.close();
+      rmSync(bin, { force: true });
+      rmSync(pids, { force: true });
+    }
+  });
+
+  it('cancellation by the client ends the call and kills the engine process', async () => {
+    const bin = join(root, '..', `slow-rg2-${process.pid}.sh`);
+    const pids = join(root, '..', `slow-rg2-${process.pid}.pids`);
+    writeFileSync(bin, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo 'ripgrep 13.0.0'; exit 0; fi\necho $$ >> '${pids}'\nexec sleep 30\n`);
+    chmodSync(bin, 0o755);
+    const h = harness(root, [createFsSearch({ ripgrep: bin }) as unknown as AnyTool]);
+    try {
+      const ac = new AbortController();
+      const pending = h.rt.call({ protocol_version: 'tool-call.v1', task_id: 't1', tool: 'fs.search', arguments: { query: 'needle', timeout_ms: 60_000 } }, { signal: ac.signal });
+      for (let i = 0; i < 100 && !existsSync(pids); i++) await sleep(20);
+      ac.abort();
+      const r = await pending;
+      assert.equal(r.status, 'cancelled');
+      for (const pid of readFileSync(pids, 'utf8').trim().split('\n').map(Number)) assert.equal(alive(pid), false);
+    } finally {
+      await h.close();
+      rmSync(bin, { force: true });
+      rmSync(pids, { force: true });
+    }
+  });
+});
