@@ -29,6 +29,17 @@ function globMatcher(globs: readonly string[] | undefined): Matcher | null {
   return globs.length ? picomatch([...globs], { dot: true }) : NEVER;
 }
 
+/**
+ * Path globs. The resource `.` is the workspace as a whole (a search of everything, a command
+ * that may write anywhere): only a glob that covers every path, `**`, grants it.
+ */
+function pathMatcher(globs: readonly string[] | undefined): Matcher | null {
+  const m = globMatcher(globs);
+  if (m === null) return null;
+  const whole = globs?.includes('**') ?? false;
+  return (p) => (p === '.' ? whole : m(p));
+}
+
 /** Host globs may carry `:port`; a glob without a port matches any port. */
 function hostMatcher(globs: readonly string[] | undefined): ((host: string, port: number | null) => boolean) | null {
   if (globs === undefined) return null;
@@ -54,8 +65,8 @@ interface ScopeMatchers {
 function scopeOf(s: Caveat): ScopeMatchers {
   return {
     tools: globMatcher(s.tools),
-    read: globMatcher(s.read),
-    write: globMatcher(s.write),
+    read: pathMatcher(s.read),
+    write: pathMatcher(s.write),
     hosts: hostMatcher(s.hosts),
     refs: globMatcher(s.refs),
   };
