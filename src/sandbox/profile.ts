@@ -1,0 +1,95 @@
+import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export type NetworkMode = 'none' | 'host';
+
+/** What the bubblewrap sandbox shows the command. Paths are absolute and real (no links). */
+export interface SandboxProfile {
+  /** Bound at the same path inside, read-write or read-only. */
+  readonly workspace: string;
+  readonly workspaceWritable: boolean;
+  /** Working directory: the workspace or a directory beneath it. */
+  readonly cwd: string;
+  readonly network: NetworkMode;
+  /** Home directories whose dot-entries (.ssh, .aws, .npmrc, …) are hidden. */
+  readonly homes: readonly string[];
+  /** Further paths made invisible: the runtime's state dir, credentials elsewhere. */
+  readonly hide: readonly string[];
+}
+
+/** `/root`, the current user's home and every `/home/*`: where credentials usually live. */
+export function defaultHomes(): string[] {
+  const out = new Set<string>(['/root', homedir()]);
+  try {
+    for (const name of readdirSync('/home')) out.add(join('/home', name));
+  } catch {
+    // no /home
+  }
+  return [...out];
+}
+
+const RESOLVER_DIR = '/run/systemd/resolve';
+
+type Kind = 'dir' | 'file' | 'missing';
+
+function kindAt(path: string): Kind {
+  try {
+    // A link is judged by what it points at: bubblewrap mounts over the target.
+    return statSync(path).isDirectory() ? 'dir' : 'file';
+  } catch {
+    try {
+      lstatSync(path);
+      return 'file'; // a dangling link: cover it so nothing can be created through it
+    } catch {
+      return 'missing';
+    }
+  }
+}
+
+function hideArgs(path: string): string[] {
+  switch (kindAt(path)) {
+    case 'dir':
+      return ['--tmpfs', path];
+    case 'file':
+      return ['--ro-bind', '/dev/null', path];
+    case 'missing':
+      return [];
+  }
+}
+
+function isWithin(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith('/') ? dir : dir + '/');
+}
+
+function dotEntries(home: string): string[] {
+  try {
+    return readdirSync(home)
+      .filter((n) => n.startsWith('.'))
+      .map((n) => join(home, n));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The bubblewrap argument list (before `--` and the command). Order matters: a mount hides
+ * what an earlier one showed, so secrets that contain the workspace are hidden before it is
+ * bound, and every other secret location after it (the workspace may itself be a home).
+ */
+export function bwrapArgs(p: SandboxProfile, infoFd: number): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  // /run holds host sockets (docker, dbus) that a read-only bind does not stop connect() to;
+  // with the host network only the resolver's files come back.
+  args.push('--tmpfs', '/run');
+  if (p.network === 'host' && kindAt(RESOLVER_DIR) === 'dir') args.push('--ro-bind', RESOLVER_DIR, RESOLVER_DIR);
+  const secrets = [...p.homes.flatMap(dotEntries), ...p.hide];
+  const enclosing = secrets.filter((s) => isWithin(p.workspace, s));
+  for (const s of enclosing) args.push(...hideArgs(s));
+  args.push(p.workspaceWritable ? '--bind' : '--ro-bind', p.workspace, p.workspace);
+  for (const s of secrets) if (!enclosing.includes(s)) args.push(...hideArgs(s));
+  args.push('--chdir', p.cwd, '--unshare-all');
+  if (p.network === 'host') args.push('--share-net');
+  args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'toolgate', '--info-fd', String(infoFd));
+  return args;
+}

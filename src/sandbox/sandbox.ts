@@ -1,0 +1,265 @@
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { ToolgateError } from '../protocol/index.js';
+import type { ArtifactWriter } from '../registry/index.js';
+import { detectCgroups, SandboxCgroups, type CgroupHost } from './cgroups.js';
+import { fileSizeBlocks, FSIZE_BLOCK, withDefaults, type LimitInForce, type LimitsInForce, type ResourceLimits } from './limits.js';
+import { bwrapArgs, defaultHomes, type NetworkMode } from './profile.js';
+import type { StreamName, StreamSummary } from './stream-capture.js';
+import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
+import { chooseShell, hardLimits, inheritedFds, wrapperScript, type WrapperShell } from './wrapper.js';
+
+export type IsolationLevel = 'bwrap' | 'process';
+
+/** How the command was isolated; recorded in the receipt. */
+export interface IsolationReport {
+  readonly level: IsolationLevel;
+  readonly network: NetworkMode;
+  readonly workspace: 'read-write' | 'read-only';
+  /** `none`: every capability dropped. `inherited`: process isolation keeps the runtime's. */
+  readonly capabilities: 'none' | 'inherited';
+}
+
+export interface SandboxOptions {
+  /** The workspace root (a real path); bound at the same path inside. */
+  readonly workspace: string;
+  /** Paths to make invisible besides home dot-entries: the runtime's state dir, above all. */
+  readonly hide?: readonly string[];
+  /** Homes whose dot-entries are hidden. Default: /root, the user's home, /home/*. */
+  readonly homes?: readonly string[];
+  /** Where bubblewrap is; null: pretend it is absent. Default /usr/bin/bwrap, then PATH. */
+  readonly bwrapPath?: string | null;
+  /** Run without bubblewrap (process group + rlimits + cgroup) when it is missing. Default false. */
+  readonly allowProcessIsolation?: boolean;
+  /** Between SIGTERM to the process group and SIGKILL to the namespace. Default 1000 ms. */
+  readonly graceMs?: number;
+  readonly previewHeadBytes?: number;
+  readonly previewTailBytes?: number;
+}
+
+export interface RunRequest {
+  readonly argv: readonly string[];
+  /** Absolute; the workspace or beneath it. */
+  readonly cwd: string;
+  /** The command's whole environment (nothing else passes). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly stdin?: Buffer | null;
+  readonly timeoutMs: number;
+  readonly idleTimeoutMs?: number | null;
+  readonly limits?: Partial<ResourceLimits>;
+  readonly network?: NetworkMode;
+  readonly workspaceWritable?: boolean;
+  /** Values replaced in everything recorded (previews, artifacts). */
+  readonly secrets?: readonly string[];
+  readonly signal?: AbortSignal;
+  /** Where streams that outgrow the preview go, e.g. `ctx.artifacts.writer(...)`. */
+  readonly openArtifact?: (stream: StreamName) => ArtifactWriter;
+  readonly onChunk?: (c: OutputChunk) => void;
+  /** Called right before the process is spawned (the effect may start): `ctx.markSent`. */
+  readonly onSpawn?: () => void;
+}
+
+export interface RunResult {
+  readonly exit_code: number | null;
+  readonly signal: string | null;
+  readonly reason: ExitReason;
+  readonly duration_ms: number;
+  readonly cpu_ms: number | null;
+  readonly peak_rss_bytes: number | null;
+  readonly isolation: IsolationReport;
+  readonly limits: LimitsInForce;
+  readonly stdout: StreamSummary;
+  readonly stderr: StreamSummary;
+  readonly killed_after_exit: number;
+  /** Why a measurement is null, what was weaker than asked, what went wrong on the way. */
+  readonly notes: readonly string[];
+}
+
+interface Host {
+  readonly bwrap: string | null;
+  readonly shell: WrapperShell | null;
+  readonly strayFds: readonly number[];
+  readonly cgroups: CgroupHost;
+  readonly hard: ReturnType<typeof hardLimits>;
+}
+
+function findBwrap(given: string | null | undefined): string | null {
+  if (given === null) return null;
+  const candidates = given !== undefined ? [given] : ['/usr/bin/bwrap', ...(process.env['PATH'] ?? '').split(delimiter).filter(Boolean).map((d) => join(d, 'bwrap'))];
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      return c;
+    } catch {
+      // next
+    }
+  }
+  return null;
+}
+
+/** Resolves argv[0] as the sandbox will (same paths inside); null when nothing executable is there. */
+export function resolveCommand(cmd: string, cwd: string, path: string | undefined): string | null {
+  const executable = (p: string): boolean => {
+    try {
+      accessSync(p, constants.X_OK);
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (cmd.includes('/')) {
+    const p = isAbsolute(cmd) ? cmd : resolve(cwd, cmd);
+    return executable(p) ? p : null;
+  }
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const p = join(isAbsolute(dir) ? dir : resolve(cwd, dir), cmd);
+    if (executable(p)) return p;
+  }
+  return null;
+}
+
+const emptyStream: StreamSummary = { preview: '', bytes: 0, omitted_bytes: 0, artifact: null };
+
+/**
+ * Runs commands under bubblewrap (or, when explicitly allowed, plain process isolation).
+ * One instance per runtime: it detects the host once (bubblewrap, cgroups, stray fds).
+ */
+export class Sandbox {
+  readonly #o: SandboxOptions;
+  #host: Host | null = null;
+
+  constructor(o: SandboxOptions) {
+    this.#o = o;
+  }
+
+  get host(): Host {
+    if (!this.#host) {
+      const strayFds = inheritedFds();
+      this.#host = { bwrap: findBwrap(this.#o.bwrapPath), shell: chooseShell(strayFds), strayFds, cgroups: detectCgroups(), hard: hardLimits() };
+    }
+    return this.#host;
+  }
+
+  /** The isolation a run would get; throws `isolation_unavailable` when it would be refused. */
+  level(): IsolationLevel {
+    const h = this.host;
+    if (!h.shell) throw new ToolgateError('isolation_unavailable', 'no /bin/sh to start the sandbox with', { isolation: 'none' });
+    if (h.bwrap) return 'bwrap';
+    if (this.#o.allowProcessIsolation) return 'process';
+    throw new ToolgateError('isolation_unavailable', 'bubblewrap is not installed and process isolation is not allowed', { isolation: 'none', missing: 'bwrap' });
+  }
+
+  async run(req: RunRequest): Promise<RunResult> {
+    const level = this.level();
+    const h = this.host;
+    const shell = h.shell as WrapperShell;
+    const asked = withDefaults(req.limits);
+    const { limits, inForce } = this.#limitsInForce(asked);
+    const network = req.network ?? 'none';
+    const writable = req.workspaceWritable ?? true;
+    const isolation: IsolationReport = {
+      level,
+      network: level === 'bwrap' ? network : 'host',
+      workspace: level === 'bwrap' && !writable ? 'read-only' : 'read-write',
+      capabilities: level === 'bwrap' || process.getuid?.() !== 0 ? 'none' : 'inherited',
+    };
+    const notes: string[] = [];
+    const base = { cpu_ms: null, peak_rss_bytes: null, isolation, limits: inForce, killed_after_exit: 0 };
+    const [cmd, ...rest] = req.argv;
+    if (cmd === undefined) throw new ToolgateError('invalid_arguments', 'argv is empty', {});
+    if (!existsSync(req.cwd) || !statSync(req.cwd).isDirectory()) {
+      return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`cwd ${req.cwd} is not a directory`] };
+    }
+    if (resolveCommand(cmd, req.cwd, req.env['PATH']) === null) {
+      return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`${cmd}: no such executable in the sandbox's PATH`] };
+    }
+
+    const cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + 2) : null;
+    try {
+      const script = wrapperScript(shell, limits, h.strayFds, 'SHLVL' in req.env);
+      const procs = cgroups?.procsFiles ?? [];
+      const tail =
+        level === 'bwrap'
+          ? [
+              h.bwrap as string,
+              ...bwrapArgs(
+                {
+                  workspace: this.#o.workspace,
+                  workspaceWritable: writable,
+                  cwd: req.cwd,
+                  network,
+                  homes: this.#o.homes ?? defaultHomes(),
+                  hide: this.#o.hide ?? [],
+                },
+                3,
+              ),
+              '--',
+              cmd,
+              ...rest,
+            ]
+          : [cmd, ...rest];
+      req.onSpawn?.();
+      const out = await supervise({
+        file: shell.path,
+        args: [...shell.args, '-c', script, 'toolgate-sandbox', String(procs.length), ...procs, ...tail],
+        cwd: level === 'bwrap' ? '/' : req.cwd,
+        env: req.env,
+        stdin: req.stdin ?? null,
+        mode: level,
+        timeoutMs: req.timeoutMs,
+        idleTimeoutMs: req.idleTimeoutMs ?? null,
+        graceMs: this.#o.graceMs ?? 1000,
+        outputCapBytes: limits.output_bytes,
+        previewHeadBytes: this.#o.previewHeadBytes ?? 8192,
+        previewTailBytes: this.#o.previewTailBytes ?? 8192,
+        secrets: req.secrets ?? [],
+        cgroups,
+        signal: req.signal,
+        openArtifact: req.openArtifact ?? null,
+        onChunk: req.onChunk,
+      });
+      const cpu = cgroups?.cpuMs() ?? null;
+      const peak = cgroups?.peakMemory() ?? null;
+      if (cpu === null) notes.push('cpu_ms: no cpuacct cgroup to measure the sandbox in');
+      if (peak === null) notes.push('peak_rss_bytes: no memory cgroup to measure the sandbox in');
+      else notes.push('peak_rss_bytes: peak memory charged to the sandbox cgroup, page cache included');
+      const refused = cgroups?.pidsRefused() ?? null;
+      if (refused) notes.push(`process limit refused ${refused} fork(s)`);
+      return { ...out, cpu_ms: cpu, peak_rss_bytes: peak, isolation, limits: inForce, notes: [...notes, ...out.notes] };
+    } finally {
+      if (cgroups && !cgroups.remove()) notes.push('a sandbox cgroup could not be removed');
+    }
+  }
+
+  #limitsInForce(asked: ResourceLimits): { limits: ResourceLimits; inForce: LimitsInForce } {
+    const h = this.host;
+    const clamp = (v: number, hard: number | undefined): number => (hard === undefined ? v : Math.min(v, hard));
+    const limits: ResourceLimits = {
+      cpu_seconds: clamp(asked.cpu_seconds, h.hard.cpu),
+      address_space_bytes: clamp(asked.address_space_bytes, h.hard.as),
+      processes: asked.processes,
+      file_size_bytes: clamp(fileSizeBlocks(asked.file_size_bytes) * FSIZE_BLOCK, h.hard.fsize),
+      open_files: clamp(asked.open_files, h.hard.nofile),
+      output_bytes: asked.output_bytes,
+    };
+    const rl = (value: number): LimitInForce => ({ value, enforced_by: 'rlimit' });
+    const root = process.getuid?.() === 0;
+    const processes: LimitInForce = h.cgroups.bases.pids
+      ? { value: limits.processes, enforced_by: 'cgroup' }
+      : root
+        ? { value: limits.processes, enforced_by: 'none', note: `RLIMIT_NPROC does not bind uid 0 and ${h.cgroups.missing ?? 'no pids cgroup'}` }
+        : { value: limits.processes, enforced_by: 'rlimit', note: 'RLIMIT_NPROC counts every process of the uid' };
+    return {
+      limits,
+      inForce: {
+        cpu_seconds: rl(limits.cpu_seconds),
+        address_space_bytes: rl(limits.address_space_bytes),
+        processes,
+        file_size_bytes: rl(limits.file_size_bytes),
+        open_files: rl(limits.open_files),
+        output_bytes: { value: limits.output_bytes, enforced_by: 'supervisor' },
+      },
+    };
+  }
+}

@@ -1,0 +1,289 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import type { ArtifactWriter } from '../registry/index.js';
+import { childrenOf, isGone, processStat, sendSignal, signalName } from './process-table.js';
+import { StreamCapture, type StreamName, type StreamSummary } from './stream-capture.js';
+import type { SandboxCgroups } from './cgroups.js';
+
+/** Why the command ended. */
+export type ExitReason = 'exited' | 'signaled' | 'timeout' | 'idle_timeout' | 'cancelled' | 'output_limit' | 'spawn_failed';
+type StopReason = 'timeout' | 'idle_timeout' | 'cancelled' | 'output_limit';
+
+/** One read from a stream, in the order Toolgate saw them across both streams. */
+export interface OutputChunk {
+  readonly stream: StreamName;
+  readonly seq: number;
+  /** Milliseconds since the spawn. */
+  readonly at_ms: number;
+  readonly bytes: number;
+}
+
+export interface SuperviseSpec {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly stdin: Buffer | null;
+  /** `bwrap`: the pid namespace's init is known from bubblewrap's info fd and ends everything. */
+  readonly mode: 'bwrap' | 'process';
+  readonly timeoutMs: number;
+  readonly idleTimeoutMs: number | null;
+  readonly graceMs: number;
+  readonly outputCapBytes: number;
+  readonly previewHeadBytes: number;
+  readonly previewTailBytes: number;
+  readonly secrets: readonly string[];
+  readonly cgroups: SandboxCgroups | null;
+  readonly signal: AbortSignal | undefined;
+  readonly openArtifact: ((stream: StreamName) => ArtifactWriter) | null;
+  readonly onChunk: ((c: OutputChunk) => void) | undefined;
+}
+
+export interface Supervised {
+  readonly exit_code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly reason: ExitReason;
+  readonly duration_ms: number;
+  readonly stdout: StreamSummary;
+  readonly stderr: StreamSummary;
+  /**
+   * Processes of the command still running in its cgroup when it exited by itself (background
+   * jobs, daemons); teardown killed them. 0 without a cgroup to count in.
+   */
+  readonly killed_after_exit: number;
+  readonly notes: string[];
+}
+
+/** Wrapper exit status that means the sandbox was never set up (see wrapper.ts). */
+const SETUP_FAILED = 125;
+const GONE_POLL_MS = 2;
+/** A process-mode stream held open by an escaped process is abandoned after this. */
+const DRAIN_LIMIT_MS = 2_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function stopReasonOf(signal: AbortSignal): StopReason {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'cancelled';
+}
+
+/**
+ * Runs one sandboxed command to the end: captures both streams, enforces the wall and idle
+ * timeouts and the output cap, and on any stop signals the command's process group, waits
+ * `graceMs`, then kills the pid namespace's init (or the process group and the cgroup without
+ * bubblewrap). Resolves only when no process of the sandbox is left.
+ */
+export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
+  const notes: string[] = [];
+  const started = performance.now();
+  const captures: Record<StreamName, StreamCapture> = {
+    stdout: new StreamCapture({
+      name: 'stdout',
+      headBytes: spec.previewHeadBytes,
+      tailBytes: spec.previewTailBytes,
+      capBytes: spec.outputCapBytes,
+      secrets: spec.secrets,
+      openArtifact: spec.openArtifact ? () => (spec.openArtifact as (s: StreamName) => ArtifactWriter)('stdout') : null,
+    }),
+    stderr: new StreamCapture({
+      name: 'stderr',
+      headBytes: spec.previewHeadBytes,
+      tailBytes: spec.previewTailBytes,
+      capBytes: spec.outputCapBytes,
+      secrets: spec.secrets,
+      openArtifact: spec.openArtifact ? () => (spec.openArtifact as (s: StreamName) => ArtifactWriter)('stderr') : null,
+    }),
+  };
+
+  let stopReason: StopReason | null = null;
+  let init: { pid: number; start: string } | null = null;
+  let child: ChildProcess | null = null;
+  let graceTimer: NodeJS.Timeout | undefined;
+  let wallTimer: NodeJS.Timeout | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let lastOutput = performance.now();
+  let seq = 0;
+
+  const killHard = (): void => {
+    if (init) sendSignal(init.pid, 'SIGKILL');
+    if (child?.pid !== undefined) sendSignal(-child.pid, 'SIGKILL');
+    for (const pid of spec.cgroups?.members() ?? []) sendSignal(pid, 'SIGKILL');
+  };
+
+  const terminate = (): void => {
+    if (spec.mode === 'bwrap') {
+      // Before bubblewrap reports its init there is no command yet to be gentle with.
+      if (!init) return killHard();
+      for (const pid of childrenOf(init.pid)) sendSignal(-pid, 'SIGTERM');
+    } else if (child?.pid !== undefined) sendSignal(-child.pid, 'SIGTERM');
+    graceTimer = setTimeout(killHard, spec.graceMs);
+  };
+
+  const stop = (reason: StopReason): void => {
+    if (stopReason !== null) return;
+    stopReason = reason;
+    clearTimeout(wallTimer);
+    clearTimeout(idleTimer);
+    if (child) terminate();
+  };
+
+  const onAbort = (): void => stop(stopReasonOf(spec.signal as AbortSignal));
+  if (spec.signal?.aborted) onAbort();
+  spec.signal?.addEventListener('abort', onAbort, { once: true });
+
+  try {
+    if (stopReason !== null) return finish(null, null, false);
+    try {
+      child = spawn(spec.file, [...spec.args], {
+        cwd: spec.cwd,
+        env: { ...spec.env },
+        stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', spec.mode === 'bwrap' ? 'pipe' : 'ignore'],
+        detached: true,
+      });
+    } catch (e) {
+      notes.push(`spawn failed: ${(e as Error).message}`);
+      return finish(null, null, true);
+    }
+    const proc = child;
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error: Error | null }>((resolve) => {
+      proc.once('error', (error) => resolve({ code: null, signal: null, error }));
+      proc.once('exit', (code, signal) => resolve({ code, signal, error: null }));
+    });
+    const closed = (s: Readable | null): Promise<void> =>
+      new Promise((resolve) => {
+        if (!s) return resolve();
+        s.once('close', () => resolve());
+      });
+
+    if (proc.stdin && spec.stdin) {
+      proc.stdin.on('error', () => {}); // EPIPE: the command did not read all of its input
+      proc.stdin.end(spec.stdin);
+    }
+    for (const name of ['stdout', 'stderr'] as const) {
+      const s = proc[name];
+      const cap = captures[name];
+      s?.on('data', (chunk: Buffer) => {
+        lastOutput = performance.now();
+        spec.onChunk?.({ stream: name, seq: seq++, at_ms: Math.round(lastOutput - started), bytes: chunk.length });
+        if (cap.push(chunk)) stop('output_limit');
+      });
+    }
+    const streamsClosed = Promise.all([closed(proc.stdout), closed(proc.stderr)]);
+
+    if (spec.mode === 'bwrap') {
+      let info = '';
+      const infoStream = proc.stdio[3] as Readable | null;
+      infoStream?.on('data', (d: Buffer) => {
+        info += d.toString('utf8');
+        if (init) return;
+        try {
+          const pid = (JSON.parse(info) as Record<string, unknown>)['child-pid'];
+          const stat = typeof pid === 'number' ? processStat(pid) : null;
+          if (typeof pid === 'number' && stat) {
+            init = { pid, start: stat.start };
+            if (stopReason !== null) terminate();
+          }
+        } catch {
+          // not the whole document yet
+        }
+      });
+      infoStream?.on('error', () => {});
+    }
+    if (stopReason !== null) terminate();
+
+    wallTimer = setTimeout(() => stop('timeout'), spec.timeoutMs);
+    if (spec.idleTimeoutMs !== null) {
+      const idleMs = spec.idleTimeoutMs;
+      const arm = (ms: number): void => {
+        idleTimer = setTimeout(() => {
+          const quiet = performance.now() - lastOutput;
+          if (quiet >= idleMs) stop('idle_timeout');
+          else arm(idleMs - quiet);
+        }, ms);
+      };
+      arm(idleMs);
+    }
+
+    const exit = await exited;
+    clearTimeout(wallTimer);
+    clearTimeout(idleTimer);
+    if (exit.error) notes.push(`spawn failed: ${exit.error.message}`);
+    // Whatever the command left behind goes now: in bubblewrap its init dies with the wrapper
+    // (--die-with-parent); without it, the process group and the cgroup are killed.
+    const initPid = (init as { pid: number } | null)?.pid;
+    const leftovers = spec.cgroups?.members().filter((p) => p !== initPid).length ?? 0;
+    if (spec.mode === 'process') killHard();
+    if (!(await settlesWithin(streamsClosed, spec.mode === 'process' ? DRAIN_LIMIT_MS : null))) {
+      notes.push('a process outside the process group held the output open; without bubblewrap or a cgroup it could not be ended');
+      proc.stdout?.destroy();
+      proc.stderr?.destroy();
+    }
+    await waitUntilEmpty(spec, init, killHard, notes);
+    const setupFailed = exit.error !== null || (spec.mode === 'bwrap' && init === null && exit.code === SETUP_FAILED);
+    return finish(exit.code, exit.signal, setupFailed, stopReason === null ? leftovers : 0);
+  } finally {
+    clearTimeout(graceTimer);
+    clearTimeout(wallTimer);
+    clearTimeout(idleTimer);
+    spec.signal?.removeEventListener('abort', onAbort);
+    for (const c of Object.values(captures)) c.abort();
+  }
+
+  function finish(code: number | null, sig: NodeJS.Signals | null, setupFailed: boolean, killedAfterExit = 0): Supervised {
+    clearTimeout(graceTimer);
+    let exit_code = code;
+    let signal = sig;
+    // bubblewrap reports a command killed by signal N as exit status 128 + N.
+    if (spec.mode === 'bwrap' && code !== null && code > 128 && code <= 128 + 64 && !setupFailed) {
+      const name = signalName(code - 128);
+      if (name) {
+        exit_code = null;
+        signal = name;
+      }
+    }
+    const reason: ExitReason = setupFailed ? 'spawn_failed' : (stopReason ?? (signal !== null ? 'signaled' : 'exited'));
+    if (setupFailed) exit_code = null;
+    const stdout = captures.stdout.finish();
+    const stderr = captures.stderr.finish();
+    for (const c of [captures.stdout, captures.stderr]) if (c.artifactError) notes.push(c.artifactError);
+    return {
+      exit_code,
+      signal,
+      reason,
+      duration_ms: Math.round(performance.now() - started),
+      stdout,
+      stderr,
+      killed_after_exit: killedAfterExit,
+      notes,
+    };
+  }
+}
+
+/** True when `p` settles within `ms` (null: wait as long as it takes); the timer never outlives it. */
+async function settlesWithin(p: Promise<unknown>, ms: number | null): Promise<boolean> {
+  if (ms === null) {
+    await p;
+    return true;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Returns once the pid namespace's init is gone and the cgroup is empty, killing again if anything lingers. */
+async function waitUntilEmpty(spec: SuperviseSpec, init: { pid: number; start: string } | null, killHard: () => void, notes: string[]): Promise<void> {
+  for (let waited = 0; ; waited += GONE_POLL_MS) {
+    const initGone = init === null || isGone(init.pid, init.start);
+    const members = spec.cgroups?.members() ?? [];
+    if (initGone && members.length === 0) return;
+    if (waited > 0 && waited % 100 === 0) killHard();
+    if (waited > 10_000) {
+      notes.push(`processes still present after teardown: ${members.join(' ')}`);
+      return;
+    }
+    await sleep(GONE_POLL_MS);
+  }
+}
