@@ -1,4 +1,4 @@
-import { ToolgateError, errorBody, newAttemptId, type AttemptId, type Envelope, type Receipt, type ReceiptBody, type TaskId } from '../protocol/index.js';
+import { ToolgateError, newAttemptId, type AttemptId, type Envelope, type Receipt, type ReceiptBody, type TaskId } from '../protocol/index.js';
 import type { AnyTool, ExecuteContext } from '../registry/index.js';
 import { CallScope, type AbortKind } from './call-scope.js';
 import type { CallOptions, RuntimeParts } from './runtime.js';

@@ -1,0 +1,33 @@
+import { parse, RUNTIME_OPTIONS } from './options.js';
+import { openRuntime } from './open-runtime.js';
+import { UsageError, type Command } from './usage.js';
+import type { TaskId } from '../protocol/index.js';
+
+export const auditCommand: Command = {
+  name: 'audit',
+  summary: 'verify the receipt hash chains',
+  help: `toolgate audit verify [--task ID] [--json]
+
+Recomputes every receipt's digest and the link to its task's previous receipt; names the
+first broken link of each task. Exit 0 when every chain holds, 1 otherwise.`,
+  async run(argv, io) {
+    const { values, positionals } = parse(argv, { ...RUNTIME_OPTIONS, task: { type: 'string' }, json: { type: 'boolean' } });
+    if (values.help) {
+      io.out(this.help);
+      return 0;
+    }
+    if (positionals[0] !== 'verify' || positionals.length > 1) throw new UsageError('audit verify [--task ID]');
+    const rt = openRuntime(values);
+    try {
+      const report = rt.store.verifyChain(values.task as TaskId | undefined);
+      if (values.json) io.out(JSON.stringify(report, null, 2));
+      else {
+        io.out(`${report.ok ? 'ok' : 'BROKEN'}: ${report.receipts} receipts in ${report.tasks} tasks`);
+        for (const b of report.broken) io.out(`task ${b.task_id}: receipt #${b.seq} ${b.receipt_id}: ${b.reason}`);
+      }
+      return report.ok ? 0 : 1;
+    } finally {
+      await rt.close();
+    }
+  },
+};

@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import { newTaskId, PROTOCOL_VERSION } from '../protocol/index.js';
+import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
+import { openRuntime } from './open-runtime.js';
+import { UsageError, type Command } from './usage.js';
+
+export const callCommand: Command = {
+  name: 'call',
+  summary: 'run one tool call and print its receipt',
+  help: `toolgate call TOOL --args JSON [options]
+toolgate call --envelope FILE [options]
+
+Runs one call through the whole pipeline and prints the committed receipt as JSON.
+Exit 0 when the receipt's status is "succeeded", 1 otherwise, 2 for a usage error.
+
+Options:
+  --args JSON             the tool's arguments (default {})
+  --envelope FILE         a complete tool-call.v1 envelope ('-' for stdin)
+  --task ID               task id (default: a new task)
+  --idempotency-key K     key of the logical effect; a repeat returns the stored receipt
+  --logical-effect-id ID  logical effect id
+  --deadline-ms N         deadline, N ms from now (covers queueing and execution)
+  --workspace DIR         workspace root (default: current directory)
+  --state-dir DIR         state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)`,
+  async run(argv, io) {
+    const { values, positionals } = parse(argv, {
+      ...RUNTIME_OPTIONS,
+      args: { type: 'string' },
+      envelope: { type: 'string' },
+      task: { type: 'string' },
+      'idempotency-key': { type: 'string' },
+      'logical-effect-id': { type: 'string' },
+      'deadline-ms': { type: 'string' },
+    });
+    if (values.help) {
+      io.out(this.help);
+      return 0;
+    }
+    let envelope: unknown;
+    if (values.envelope !== undefined) {
+      if (positionals.length > 0 || values.args !== undefined) throw new UsageError('--envelope takes the whole call: give no TOOL or --args');
+      const text = readFileSync(values.envelope === '-' ? 0 : values.envelope, 'utf8');
+      try {
+        envelope = JSON.parse(text);
+      } catch (e) {
+        throw new UsageError(`--envelope: not JSON: ${(e as Error).message}`);
+      }
+    } else {
+      const [tool, ...rest] = positionals;
+      if (tool === undefined) throw new UsageError('name the tool: toolgate call TOOL --args JSON');
+      if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
+      let args: unknown = {};
+      if (values.args !== undefined) {
+        try {
+          args = JSON.parse(values.args);
+        } catch (e) {
+          throw new UsageError(`--args: not JSON: ${(e as Error).message}`);
+        }
+      }
+      const deadlineMs = intOption(values['deadline-ms'], 'deadline-ms');
+      envelope = {
+        protocol_version: PROTOCOL_VERSION,
+        task_id: values.task ?? newTaskId(),
+        tool,
+        arguments: args,
+        ...(values['idempotency-key'] !== undefined ? { idempotency_key: values['idempotency-key'] } : {}),
+        ...(values['logical-effect-id'] !== undefined ? { logical_effect_id: values['logical-effect-id'] } : {}),
+        ...(deadlineMs !== undefined ? { deadline: new Date(Date.now() + deadlineMs).toISOString() } : {}),
+      };
+    }
+    const rt = openRuntime(values);
+    const controller = new AbortController();
+    const onSignal = (): void => controller.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      const receipt = await rt.call(envelope, { signal: controller.signal });
+      io.out(JSON.stringify(receipt, null, 2));
+      return receipt.status === 'succeeded' ? 0 : 1;
+    } finally {
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+      await rt.close();
+    }
+  },
+};

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+import { ToolgateError } from '../protocol/index.js';
+import { auditCommand } from './audit.js';
+import { callCommand } from './call.js';
+import { receiptsCommand } from './receipts.js';
+import { reconcileCommand } from './reconcile.js';
+import { registryCommand } from './registry.js';
+import { UsageError, type Command, type Io } from './usage.js';
+
+/** The one list of commands. */
+export const COMMANDS: readonly Command[] = [callCommand, receiptsCommand, auditCommand, reconcileCommand, registryCommand];
+
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'toolgate — a contract layer between coding agents and the tools they call',
+    '',
+    'Usage: toolgate COMMAND [options]   (toolgate COMMAND --help for each)',
+    '',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+  ].join('\n');
+}
+
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.out(overview());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version') {
+    io.out('toolgate 0.1.0');
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.err(`toolgate: unknown command ${name}\n\n${overview()}`);
+    return 2;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`toolgate ${command.name}: ${e.message}\n\n${command.help}`);
+      return 2;
+    }
+    if (ToolgateError.isInstance(e)) {
+      io.err(JSON.stringify({ error: e.toBody() }, null, 2));
+      return 1;
+    }
+    throw e;
+  }
+}
+
+const io: Io = {
+  out: (t) => process.stdout.write(t + '\n'),
+  err: (t) => process.stderr.write(t + '\n'),
+};
+
+main(process.argv.slice(2), io).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`toolgate: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  },
+);

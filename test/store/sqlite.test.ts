@@ -1,0 +1,88 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { envelope, testRuntime } from '../support/fixtures.js';
+import { SqliteStore } from '../../src/store/index.js';
+
+test('a receipt cannot be updated or deleted: the database refuses', async () => {
+  const { rt, workspace, state, done } = testRuntime();
+  try {
+    writeFileSync(join(workspace, 'a.txt'), 'a\n');
+    const r = await rt.call(envelope('fs.read', { path: 'a.txt' }));
+    const db = new Database(join(state, 'toolgate.db'));
+    try {
+      assert.throws(() => db.prepare(`UPDATE receipts SET status = 'failed' WHERE receipt_id = ?`).run(r.receipt_id), /receipts are immutable/);
+      assert.throws(() => db.prepare(`DELETE FROM receipts WHERE receipt_id = ?`).run(r.receipt_id), /receipts are immutable/);
+    } finally {
+      db.close();
+    }
+    assert.equal(rt.getReceipt(r.receipt_id)?.status, 'succeeded');
+  } finally {
+    await done();
+  }
+});
+
+test('audit verify finds a receipt altered behind the triggers\' back and names it', async () => {
+  const { rt, workspace, state, done } = testRuntime();
+  try {
+    writeFileSync(join(workspace, 'a.txt'), 'a\n');
+    const receipts = [];
+    for (let i = 0; i < 5; i++) receipts.push(await rt.call(envelope('fs.read', { path: 'a.txt' })));
+    assert.equal(rt.store.verifyChain().ok, true);
+    for (let i = 1; i < 5; i++) assert.equal(receipts[i]?.prev_receipt_digest, receipts[i - 1]?.digest, 'each receipt links the previous one');
+
+    const db = new Database(join(state, 'toolgate.db'));
+    try {
+      db.exec('DROP TRIGGER receipts_immutable_update');
+      const victim = receipts[2];
+      assert.ok(victim);
+      const forged = { ...victim, result: { ...(victim.result as object), content: 'forged\n' } };
+      db.prepare(`UPDATE receipts SET body = ? WHERE receipt_id = ?`).run(JSON.stringify(forged), victim.receipt_id);
+    } finally {
+      db.close();
+    }
+    const report = rt.store.verifyChain();
+    assert.equal(report.ok, false);
+    assert.equal(report.broken.length, 1);
+    assert.equal(report.broken[0]?.receipt_id, receipts[2]?.receipt_id);
+    assert.match(report.broken[0]?.reason ?? '', /digest/);
+  } finally {
+    await done();
+  }
+});
+
+test('audit verify finds a receipt removed from the middle of a chain', async () => {
+  const { rt, workspace, state, done } = testRuntime();
+  try {
+    writeFileSync(join(workspace, 'a.txt'), 'a\n');
+    const receipts = [];
+    for (let i = 0; i < 3; i++) receipts.push(await rt.call(envelope('fs.read', { path: 'a.txt' })));
+    const db = new Database(join(state, 'toolgate.db'));
+    try {
+      db.exec('DROP TRIGGER receipts_immutable_delete');
+      db.prepare(`DELETE FROM receipts WHERE receipt_id = ?`).run(receipts[1]?.receipt_id);
+    } finally {
+      db.close();
+    }
+    const report = rt.store.verifyChain();
+    assert.equal(report.ok, false);
+    assert.equal(report.broken[0]?.receipt_id, receipts[2]?.receipt_id);
+    assert.match(report.broken[0]?.reason ?? '', /link/);
+  } finally {
+    await done();
+  }
+});
+
+test('migrations are versioned and re-opening a store applies nothing twice', () => {
+  const { state, done } = testRuntime();
+  const a = new SqliteStore({ dir: state + '-x' });
+  a.close();
+  const b = new SqliteStore({ dir: state + '-x' });
+  const v = b.db.prepare(`SELECT version FROM schema_migrations WHERE name = 'core'`).get() as { version: number };
+  assert.equal(v.version, 1);
+  assert.equal(b.db.pragma('journal_mode', { simple: true }), 'wal');
+  b.close();
+  return done();
+});

@@ -1,0 +1,33 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROTOCOL_VERSION } from '../../src/protocol/index.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/index.js';
+
+/** A fresh workspace and state dir (siblings, so the state dir is outside the workspace). */
+export function tempDirs(prefix = 'tg'): { base: string; workspace: string; state: string; cleanup: () => void } {
+  const base = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const workspace = join(base, 'ws');
+  const state = join(base, 'state');
+  mkdirSync(workspace, { recursive: true });
+  return { base, workspace, state, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+}
+
+export function envelope(tool: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { protocol_version: PROTOCOL_VERSION, task_id: 'task-1', tool, arguments: args, ...extra };
+}
+
+/** A runtime over fresh dirs; `done()` closes it and removes the dirs. */
+export function testRuntime(opts: Partial<RuntimeOptions> = {}): { rt: Runtime; workspace: string; state: string; done: () => Promise<void> } {
+  const dirs = tempDirs();
+  const rt = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, ...opts });
+  return {
+    rt,
+    workspace: dirs.workspace,
+    state: dirs.state,
+    done: async () => {
+      await rt.close();
+      dirs.cleanup();
+    },
+  };
+}
