@@ -194,6 +194,8 @@ export class Sandbox {
                 },
                 3,
               ),
+              // bash's `exec` re-exports SHLVL even after `unset`; only named variables may pass.
+              ...('SHLVL' in req.env ? [] : ['--unsetenv', 'SHLVL']),
               '--',
               cmd,
               ...rest,

@@ -32,7 +32,10 @@ export function inheritedFds(): number[] {
 /** The shell that joins the cgroups, sets rlimits and closes stray fds, then execs bubblewrap. */
 export interface WrapperShell {
   readonly path: string;
-  /** bash needs POSIX mode for `ulimit -f` to count 512-byte blocks, as dash does. */
+  /**
+   * bash needs POSIX mode for `ulimit -f` to count 512-byte blocks, as dash does, and --norc:
+   * on a socket stdin it would otherwise source ~/.bashrc, outside the sandbox.
+   */
   readonly args: readonly string[];
   /** bash spells the process limit `-u`; dash and busybox `-p`. */
   readonly nprocFlag: '-u' | '-p';
@@ -45,10 +48,10 @@ export function chooseShell(strayFds: readonly number[]): WrapperShell | null {
   const needHigh = strayFds.some((fd) => fd > 9);
   const kind = sh ? basename(sh) : '';
   if (sh && (!needHigh || kind === 'bash')) {
-    return kind === 'bash' ? { path: sh, args: ['--posix'], nprocFlag: '-u', closesHighFds: true } : { path: sh, args: [], nprocFlag: '-p', closesHighFds: false };
+    return kind === 'bash' ? { path: sh, args: ['--posix', '--norc', '--noprofile'], nprocFlag: '-u', closesHighFds: true } : { path: sh, args: [], nprocFlag: '-p', closesHighFds: false };
   }
   for (const bash of ['/bin/bash', '/usr/bin/bash']) {
-    if (existsSync(bash)) return { path: bash, args: ['--posix'], nprocFlag: '-u', closesHighFds: true };
+    if (existsSync(bash)) return { path: bash, args: ['--posix', '--norc', '--noprofile'], nprocFlag: '-u', closesHighFds: true };
   }
   return sh ? { path: sh, args: [], nprocFlag: '-p', closesHighFds: false } : null;
 }

@@ -9,7 +9,7 @@ function sandboxFor(dir: string, graceMs = 300): Sandbox {
   return new Sandbox({ workspace: dir, graceMs });
 }
 
-void test('a setsid sleep started in the background is gone when the call returns', async () => {
+test('a setsid sleep started in the background is gone when the call returns', async () => {
   const ws = tempWorkspace();
   try {
     const marker = newMarker();
@@ -29,7 +29,7 @@ void test('a setsid sleep started in the background is gone when the call return
   }
 });
 
-void test('a tree of 100 processes that ignore SIGTERM is cancelled with 0 survivors', async () => {
+test('a tree of 100 processes that ignore SIGTERM is cancelled with 0 survivors', async () => {
   const ws = tempWorkspace();
   try {
     const marker = newMarker();
@@ -56,7 +56,7 @@ void test('a tree of 100 processes that ignore SIGTERM is cancelled with 0 survi
   }
 });
 
-void test('a double-forked daemon does not outlive the call', async () => {
+test('a double-forked daemon does not outlive the call', async () => {
   const ws = tempWorkspace();
   try {
     const marker = newMarker();
@@ -73,7 +73,7 @@ void test('a double-forked daemon does not outlive the call', async () => {
   }
 });
 
-void test('a process that keeps stdout open after its parent exits neither hangs the call nor survives it', async () => {
+test('a process that keeps stdout open after its parent exits neither hangs the call nor survives it', async () => {
   const ws = tempWorkspace();
   try {
     const marker = newMarker();
@@ -93,7 +93,7 @@ void test('a process that keeps stdout open after its parent exits neither hangs
   }
 });
 
-void test('the sandbox dies with the runtime process when that is killed with SIGKILL mid-call', async () => {
+test('the sandbox dies with the runtime process when that is killed with SIGKILL mid-call', async () => {
   const ws = tempWorkspace();
   try {
     const marker = newMarker();
@@ -110,7 +110,7 @@ void test('the sandbox dies with the runtime process when that is killed with SI
   }
 });
 
-void test('a fork bomb is capped by the pids cgroup and ended with nothing left', async () => {
+test('a fork bomb is capped by the pids cgroup and ended with nothing left', async () => {
   const ws = tempWorkspace();
   try {
     const marker = newMarker();
