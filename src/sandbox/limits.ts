@@ -41,7 +41,10 @@ export interface LimitInForce {
 
 export type LimitsInForce = { readonly [K in keyof ResourceLimits]: LimitInForce };
 
-export function withDefaults(partial: Partial<ResourceLimits> | undefined): ResourceLimits {
+/** Limits as a caller gives them: any subset, absent fields (or `undefined`) take the default. */
+export type LimitsRequest = { readonly [K in keyof ResourceLimits]?: number | undefined };
+
+export function withDefaults(partial: LimitsRequest | undefined): ResourceLimits {
   const out = { ...DEFAULT_LIMITS };
   for (const key of Object.keys(DEFAULT_LIMITS) as (keyof ResourceLimits)[]) {
     const v = partial?.[key];

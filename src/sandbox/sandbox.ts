@@ -3,7 +3,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { ToolgateError } from '../protocol/index.js';
 import type { ArtifactWriter } from '../registry/index.js';
 import { detectCgroups, SandboxCgroups, type CgroupHost } from './cgroups.js';
-import { fileSizeBlocks, FSIZE_BLOCK, withDefaults, type LimitInForce, type LimitsInForce, type ResourceLimits } from './limits.js';
+import { fileSizeBlocks, FSIZE_BLOCK, withDefaults, type LimitsRequest, type LimitInForce, type LimitsInForce, type ResourceLimits } from './limits.js';
 import { bwrapArgs, defaultHomes, type NetworkMode } from './profile.js';
 import type { StreamName, StreamSummary } from './stream-capture.js';
 import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
@@ -46,7 +46,7 @@ export interface RunRequest {
   readonly stdin?: Buffer | null;
   readonly timeoutMs: number;
   readonly idleTimeoutMs?: number | null;
-  readonly limits?: Partial<ResourceLimits>;
+  readonly limits?: LimitsRequest;
   readonly network?: NetworkMode;
   readonly workspaceWritable?: boolean;
   /** Values replaced in everything recorded (previews, artifacts). */
