@@ -48,7 +48,8 @@ export interface Supervised {
   readonly stderr: StreamSummary;
   /**
    * Processes of the command still running in its cgroup when it exited by itself (background
-   * jobs, daemons); teardown killed them. 0 without a cgroup to count in.
+   * jobs, daemons); teardown killed them. Exact without bubblewrap; under bubblewrap a lower
+   * bound, since the namespace starts dying as the wrapper exits. 0 without a cgroup.
    */
   readonly killed_after_exit: number;
   readonly notes: string[];
@@ -56,7 +57,8 @@ export interface Supervised {
 
 /** Wrapper exit status that means the sandbox was never set up (see wrapper.ts). */
 const SETUP_FAILED = 125;
-const GONE_POLL_MS = 2;
+/** The namespace's init usually dies within a millisecond of the wrapper. */
+const GONE_POLL_MS = 1;
 /** A process-mode stream held open by an escaped process is abandoned after this. */
 const DRAIN_LIMIT_MS = 2_000;
 
@@ -275,12 +277,18 @@ async function settlesWithin(p: Promise<unknown>, ms: number | null): Promise<bo
 
 /** Returns once the pid namespace's init is gone and the cgroup is empty, killing again if anything lingers. */
 async function waitUntilEmpty(spec: SuperviseSpec, init: { pid: number; start: string } | null, killHard: () => void, notes: string[]): Promise<void> {
-  for (let waited = 0; ; waited += GONE_POLL_MS) {
+  const started = performance.now();
+  let lastKill = started;
+  for (;;) {
     const initGone = init === null || isGone(init.pid, init.start);
     const members = spec.cgroups?.members() ?? [];
     if (initGone && members.length === 0) return;
-    if (waited > 0 && waited % 100 === 0) killHard();
-    if (waited > 10_000) {
+    const now = performance.now();
+    if (now - lastKill >= 100) {
+      lastKill = now;
+      killHard();
+    }
+    if (now - started > 10_000) {
       notes.push(`processes still present after teardown: ${members.join(' ')}`);
       return;
     }

@@ -46,3 +46,27 @@ export async function waitFor(check: () => boolean, ms: number, what: string): P
 }
 
 export const BASE_ENV = { PATH: '/usr/local/bin:/usr/bin:/bin' } as const;
+
+/** `pid: command line` of each process holding the marker, for a failure message. */
+export function describeMarked(marker: string): string {
+  return processesWithMarker(marker)
+    .map((pid) => {
+      try {
+        return `${pid}: ${readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').slice(0, 120)}`;
+      } catch {
+        return `${pid}: (gone)`;
+      }
+    })
+    .join('; ');
+}
+
+/** Host pids of `sleep` processes carrying the marker. */
+export function sleepersWithMarker(marker: string): number[] {
+  return processesWithMarker(marker).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').startsWith('sleep\0');
+    } catch {
+      return false;
+    }
+  });
+}

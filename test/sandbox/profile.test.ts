@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bwrapArgs } from '../../src/sandbox/index.js';
+import { tempWorkspace } from './fixtures.js';
+
+function mountsOf(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === '--tmpfs') out.push(`tmpfs ${args[++i]}`);
+    else if (a === '--bind' || a === '--ro-bind') {
+      out.push(`${a.slice(2)} ${args[i + 1]} ${args[i + 2]}`);
+      i += 2;
+    }
+  }
+  return out;
+}
+
+test('home dot-entries are hidden after the workspace is bound, and one that encloses the workspace before it', () => {
+  const t = tempWorkspace('tg-profile-');
+  try {
+    const home = join(t.dir, 'home');
+    const inner = join(home, '.cache', 'ws');
+    mkdirSync(join(home, '.ssh'), { recursive: true });
+    mkdirSync(inner, { recursive: true });
+    writeFileSync(join(home, '.npmrc'), 'token');
+    writeFileSync(join(home, 'visible.txt'), '');
+    const args = bwrapArgs({ workspace: inner, workspaceWritable: false, cwd: inner, network: 'none', homes: [home], hide: ['/nonexistent-state'] }, 3);
+    assert.deepEqual(mountsOf(args), [
+      'ro-bind / /',
+      'tmpfs /tmp',
+      'tmpfs /run',
+      `tmpfs ${join(home, '.cache')}`,
+      `ro-bind ${inner} ${inner}`,
+      `ro-bind /dev/null ${join(home, '.npmrc')}`,
+      `tmpfs ${join(home, '.ssh')}`,
+    ]);
+    for (const flag of ['--unshare-all', '--die-with-parent', '--new-session']) assert.ok(args.includes(flag), flag);
+    assert.deepEqual(args.slice(args.indexOf('--cap-drop'), args.indexOf('--cap-drop') + 2), ['--cap-drop', 'ALL']);
+    assert.ok(!args.includes('--share-net'));
+    assert.ok(bwrapArgs({ workspace: inner, workspaceWritable: true, cwd: inner, network: 'host', homes: [], hide: [] }, 3).includes('--share-net'));
+  } finally {
+    t.remove();
+  }
+});
