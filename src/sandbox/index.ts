@@ -6,3 +6,4 @@ export { bwrapArgs, defaultHomes, type NetworkMode, type SandboxProfile } from '
 export { omissionMarker, type StreamSummary, type StreamName } from './stream-capture.js';
 export { SecretFilter } from './secret-filter.js';
 export type { ExitReason, OutputChunk } from './supervise.js';
+export { sandboxDoctor, type DoctorCheck } from './doctor.js';
