@@ -107,10 +107,11 @@ export class SandboxCgroups {
     this.#dirs = dirs;
   }
 
-  static create(host: CgroupHost, maxPids: number): SandboxCgroups {
+  /** `measure: false` joins only the pids group: each extra join costs an RCU grace period. */
+  static create(host: CgroupHost, maxPids: number, measure = true): SandboxCgroups {
     const name = `toolgate-${process.pid}-${randomBytes(6).toString('hex')}`;
     const dirs: Partial<Record<Controller, string>> = {};
-    for (const c of CONTROLLERS) {
+    for (const c of measure ? CONTROLLERS : (['pids'] as const)) {
       const base = host.bases[c];
       if (base === undefined) continue;
       const dir = join(base, name);

@@ -33,6 +33,11 @@ export interface SandboxOptions {
   readonly allowProcessIsolation?: boolean;
   /** Between SIGTERM to the process group and SIGKILL to the namespace. Default 1000 ms. */
   readonly graceMs?: number;
+  /**
+   * Measure CPU time and peak memory in cpuacct and memory cgroups (default true). Joining each
+   * costs the wrapper a cgroup migration; false keeps only the pids cap.
+   */
+  readonly measure?: boolean;
   readonly previewHeadBytes?: number;
   readonly previewTailBytes?: number;
 }
@@ -175,7 +180,7 @@ export class Sandbox {
       return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`${cmd}: no such executable in the sandbox's PATH`] };
     }
 
-    const cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + 2) : null;
+    const cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + 2, this.#o.measure ?? true) : null;
     try {
       const script = wrapperScript(shell, limits, h.strayFds, 'SHLVL' in req.env);
       const procs = cgroups?.procsFiles ?? [];
@@ -223,8 +228,9 @@ export class Sandbox {
       });
       const cpu = cgroups?.cpuMs() ?? null;
       const peak = cgroups?.peakMemory() ?? null;
-      if (cpu === null) notes.push('cpu_ms: no cpuacct cgroup to measure the sandbox in');
-      if (peak === null) notes.push('peak_rss_bytes: no memory cgroup to measure the sandbox in');
+      const off = this.#o.measure === false ? 'measurement is off for this sandbox' : null;
+      if (cpu === null) notes.push(`cpu_ms: ${off ?? 'no cpuacct cgroup to measure the sandbox in'}`);
+      if (peak === null) notes.push(`peak_rss_bytes: ${off ?? 'no memory cgroup to measure the sandbox in'}`);
       else notes.push('peak_rss_bytes: peak memory charged to the sandbox cgroup, page cache included');
       const refused = cgroups?.pidsRefused() ?? null;
       if (refused) notes.push(`process limit refused ${refused} fork(s)`);
