@@ -20,5 +20,9 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   { id: 'stripe-key', re: /\b(sk|rk)_(live|test)_[0-9a-zA-Z]{24,}\b/g },
 ];
 
-/** Cheap pre-check: the patterns above all contain one of these. */
-export const PATTERN_HINTS = /PRIVATE KEY|AKIA|ASIA|gh[pousr]_|github_pat_|xox|npm_|sk-|AIza|_live_|_test_/;
+/** Cheap pre-check: every pattern above contains one of these literals (one native scan). */
+const HINTS = /PRIVATE KEY|AKIA|ASIA|gh[pousr]_|github_pat_|xox|npm_|sk-|AIza|_live_|_test_/;
+
+export function mayHoldSecret(text: string): boolean {
+  return HINTS.test(text);
+}

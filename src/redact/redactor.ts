@@ -1,5 +1,5 @@
 import { jsonPointer, type RedactionNote } from '../protocol/index.js';
-import { PATTERN_HINTS, SECRET_PATTERNS } from './patterns.js';
+import { mayHoldSecret, SECRET_PATTERNS } from './patterns.js';
 
 export interface RedactionInput {
   /** JSON pointers whose values are always replaced. */
@@ -57,7 +57,7 @@ export function redactString(s: string, pointer: string, secrets: readonly strin
     notes.push({ pointer, kind: 'secret_value', rule: 'injected-secret', count: parts.length - 1 });
     out = parts.join(REDACTED);
   }
-  if (patterns && PATTERN_HINTS.test(out)) {
+  if (patterns && mayHoldSecret(out)) {
     for (const p of SECRET_PATTERNS) {
       let count = 0;
       out = out.replace(p.re, () => {

@@ -21,6 +21,7 @@ function attemptOf(parts: RuntimeParts, env: Envelope): AttemptId {
   if (!a) {
     a = newAttemptId();
     parts.attempts.set(env.task_id, a);
+    if (parts.attempts.size > 10_000) parts.attempts.delete(parts.attempts.keys().next().value as TaskId);
   }
   return a;
 }
@@ -58,10 +59,10 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
     draft.registry_revision = resolved.revision;
 
     // validate
-    const args = validateStage(tool, env.arguments);
+    const { args, digest: argsDigest } = validateStage(tool, env.arguments);
 
     // normalize
-    const { action, prepared } = await normalizeStage(tool, args, parts.workspace, env.task_id);
+    const { action, prepared } = await normalizeStage(tool, args, argsDigest, parts.workspace, env.task_id);
     draft.normalized_action = action;
 
     // authorize
@@ -130,9 +131,10 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
     draft.evidence = executed.evidence;
     draft.artifacts = [...(executed.artifacts ?? [])];
   } catch (e) {
-    if (!ToolgateError.isInstance(e)) throw e;
-    draft.status = statusOf(e.code);
-    draft.error = e.toBody();
+    // A defect in a stage is still answered with a receipt; it never escapes call().
+    const err = ToolgateError.isInstance(e) ? e : new ToolgateError('internal_error', e instanceof Error ? e.message : String(e), { errno: (e as NodeJS.ErrnoException | null)?.code ?? null });
+    draft.status = statusOf(err.code);
+    draft.error = err.toBody();
   } finally {
     release?.();
     scope?.dispose();
@@ -146,14 +148,14 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
 }
 
 /** redact → (spill large results to artifacts) → commit. The receipt is durable before it is returned. */
-function commitStage(parts: RuntimeParts, draft: Draft, tool: AnyTool | null, secrets: readonly string[], heldKey: string | null, executed: Executed | null): Receipt {
+function commitStage(parts: RuntimeParts, draft: Draft, tool: AnyTool | null, secrets: readonly string[], heldKey: string | null, executed: Executed | null): Promise<Receipt> {
   const red = redactStage(tool, draft.result, draft.error, secrets);
   draft.result = red.result;
   draft.error = red.error;
   draft.redactions = red.notes;
-  if (draft.result !== null) {
+  if (draft.result !== null && mayExceed(draft.result, parts.inlineResultBytes)) {
     const text = JSON.stringify(draft.result);
-    if (text.length > parts.inlineResultBytes) {
+    if (Buffer.byteLength(text) > parts.inlineResultBytes) {
       const ref = parts.artifacts.put(text, 'application/json', 'result');
       draft.artifacts = [...draft.artifacts, ref];
       draft.result = { artifact: ref.digest, bytes: ref.bytes, inline: false };
@@ -161,6 +163,20 @@ function commitStage(parts: RuntimeParts, draft: Draft, tool: AnyTool | null, se
   }
   draft.finished_at = new Date().toISOString();
   const effect = heldKey === null ? undefined : { key: heldKey, state: executed?.effect ?? 'released' };
-  return parts.store.commit({ body: draft, ...(effect ? { effect } : {}) });
+  const req = { body: draft, ...(effect ? { effect } : {}) };
+  // Alone, a call commits at once; with others in flight, commits of one turn share a transaction.
+  return parts.admission.active + parts.admission.queued > 0 ? parts.store.commitBatched(req) : Promise.resolve(parts.store.commit(req));
+}
+
+/** Cheap bound before serializing: JSON escaping at most sextuples a string (\u00XX). */
+function mayExceed(value: unknown, limit: number): boolean {
+  let budget = limit / 6;
+  const walk = (v: unknown): boolean => {
+    if (typeof v === 'string') return (budget -= v.length + 2) < 0;
+    if (Array.isArray(v)) return v.some(walk);
+    if (v !== null && typeof v === 'object') return Object.entries(v).some(([k, x]) => (budget -= k.length + 3) < 0 || walk(x));
+    return (budget -= 24) < 0;
+  };
+  return walk(value);
 }
 

@@ -67,6 +67,8 @@ export interface CommitRequest {
 export interface ReceiptStore {
   /** Chains, seals and persists a receipt atomically; returns it as stored. */
   commit(req: CommitRequest): Receipt;
+  /** The same, grouped with other commits of the same event-loop turn into one transaction. */
+  commitBatched(req: CommitRequest): Promise<Receipt>;
   getReceipt(id: ReceiptId): Receipt | undefined;
   listReceipts(filter: { task?: TaskId; limit?: number }): Receipt[];
   /** Recomputes every digest and link; names the first broken link of each task. */

@@ -195,3 +195,14 @@ test('tool version unavailable on resume: a retired version past its window is t
     dirs.cleanup();
   }
 });
+
+test('arguments that canonical JSON cannot carry (a lone surrogate) are invalid_arguments, not a defect', async () => {
+  const { rt, done } = testRuntime();
+  try {
+    const r = await rt.call(envelope('fs.read', { path: 'a\uD800b' }));
+    assert.equal(r.error?.code, 'invalid_arguments');
+    assert.equal(r.status, 'failed');
+  } finally {
+    await done();
+  }
+});

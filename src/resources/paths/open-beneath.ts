@@ -101,7 +101,18 @@ export function walkBeneath(
             throw new ToolgateError('path_escape', `refusing to follow a symbolic link: ${joinComponents([...done, name])}`, { path: requested, link: joinComponents([...done, name]) });
           }
           if (++hops > MAX_LINK_HOPS) throw new ToolgateError('invalid_resource', 'too many levels of symbolic links', { path: requested });
-          const target = readlinkSync(procPath(dirfd, name));
+          let target: string;
+          try {
+            target = readlinkSync(procPath(dirfd, name));
+          } catch (e) {
+            // No longer a link (swapped back) or gone: walk again from the root.
+            if (errno(e) === 'EINVAL' || errno(e) === 'ENOENT') {
+              closeDir();
+              if (++hops > MAX_LINK_HOPS) throw new ToolgateError('invalid_resource', 'path keeps changing under resolution', { path: requested });
+              continue restart;
+            }
+            throw e;
+          }
           pending = [...relinkTarget(requested, done, target), ...pending.slice(i + 1)];
           closeDir();
           continue restart;

@@ -1,4 +1,4 @@
-import { digestOf, type NormalizedAction, type TaskId } from '../../protocol/index.js';
+import type { Digest, NormalizedAction, TaskId } from '../../protocol/index.js';
 import type { AnyTool } from '../../registry/index.js';
 import type { Workspace } from '../../resources/index.js';
 
@@ -6,6 +6,7 @@ import type { Workspace } from '../../resources/index.js';
 export async function normalizeStage(
   tool: AnyTool,
   args: unknown,
+  argsDigest: Digest,
   workspace: Workspace,
   task: TaskId,
 ): Promise<{ action: NormalizedAction; prepared: unknown }> {
@@ -16,7 +17,7 @@ export async function normalizeStage(
       tool_version: tool.version,
       effect_class: n.effect_class ?? tool.effect_class,
       resources: n.resources,
-      args_digest: digestOf(args),
+      args_digest: argsDigest,
     },
     prepared: n.prepared,
   };

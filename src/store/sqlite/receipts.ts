@@ -6,10 +6,17 @@ interface Row {
   seq: number;
   receipt_id: string;
   task_id: string;
+  logical_effect_id: string | null;
+  idempotency_key: string | null;
+  tool: string;
+  status: string;
+  created_at: string;
   digest: string;
   prev_digest: string | null;
   body: string;
 }
+
+const ROW_COLUMNS = 'seq, receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body';
 
 /** Receipts: insert-only (triggers refuse UPDATE and DELETE), hash-chained per task. */
 export class ReceiptTable {
@@ -21,6 +28,9 @@ export class ReceiptTable {
   readonly #effect: Statement<[string, string | null, string, string, string]>;
   readonly #byId: Statement<[string], { body: string }>;
   readonly #commit: Transaction<(req: CommitRequest) => Receipt>;
+  readonly #commitMany: Transaction<(reqs: readonly CommitRequest[]) => Receipt[]>;
+  #queue: { req: CommitRequest; resolve: (r: Receipt) => void; reject: (e: unknown) => void }[] = [];
+  #flushScheduled = false;
 
   constructor(db: Database) {
     this.#db = db;
@@ -54,10 +64,45 @@ export class ReceiptTable {
       if (req.effect) this.#effect.run(req.effect.state, receipt.receipt_id, receipt.finished_at, task, req.effect.key);
       return receipt;
     });
+    this.#commitMany = db.transaction((reqs: readonly CommitRequest[]) => reqs.map((r) => this.#commit(r)));
   }
 
   commit(req: CommitRequest): Receipt {
     return this.#commit.immediate(req);
+  }
+
+  /**
+   * Group commit: receipts that arrive in the same turn of the event loop are written in one
+   * transaction. Each promise resolves only after that transaction committed, so a receipt is
+   * still durable before it is returned; concurrent calls share the cost of the commit.
+   */
+  commitBatched(req: CommitRequest): Promise<Receipt> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ req, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const batch = this.#queue;
+    this.#queue = [];
+    try {
+      const receipts = this.#commitMany.immediate(batch.map((b) => b.req));
+      batch.forEach((b, i) => b.resolve(receipts[i] as Receipt));
+    } catch {
+      // One bad request must not fail the others: commit them one by one.
+      for (const b of batch) {
+        try {
+          b.resolve(this.#commit.immediate(b.req));
+        } catch (e) {
+          b.reject(e);
+        }
+      }
+    }
   }
 
   get(id: ReceiptId): Receipt | undefined {
@@ -79,8 +124,8 @@ export class ReceiptTable {
    */
   verify(task?: TaskId): ChainReport {
     const rows = task
-      ? this.#db.prepare<[string], Row>(`SELECT seq, receipt_id, task_id, digest, prev_digest, body FROM receipts WHERE task_id = ? ORDER BY seq`).iterate(task)
-      : this.#db.prepare<[], Row>(`SELECT seq, receipt_id, task_id, digest, prev_digest, body FROM receipts ORDER BY task_id, seq`).iterate();
+      ? this.#db.prepare<[string], Row>(`SELECT ${ROW_COLUMNS} FROM receipts WHERE task_id = ? ORDER BY seq`).iterate(task)
+      : this.#db.prepare<[], Row>(`SELECT ${ROW_COLUMNS} FROM receipts ORDER BY task_id, seq`).iterate();
     const heads = new Map<string, string | null>();
     const brokenTasks = new Set<string>();
     const broken: { task_id: string; seq: number; receipt_id: string; reason: string }[] = [];
@@ -104,7 +149,15 @@ export class ReceiptTable {
       if (digest !== receipt.digest) fail('body does not match its digest');
       else if (digest !== row.digest) fail('digest column does not match the body');
       else if (receiptIdOf(digest) !== receipt.receipt_id || receipt.receipt_id !== row.receipt_id) fail('receipt id is not derived from its digest');
-      else if (receipt.task_id !== row.task_id) fail('task column does not match the body');
+      else if (
+        receipt.task_id !== row.task_id ||
+        receipt.status !== row.status ||
+        receipt.tool !== row.tool ||
+        receipt.finished_at !== row.created_at ||
+        receipt.logical_effect_id !== row.logical_effect_id ||
+        receipt.idempotency_key !== row.idempotency_key
+      )
+        fail('an indexed column does not match the body');
       else if ((receipt.prev_receipt_digest ?? null) !== prev || (row.prev_digest ?? null) !== prev) fail('link to the previous receipt is broken');
       heads.set(row.task_id, row.digest);
     }

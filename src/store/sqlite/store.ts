@@ -112,6 +112,9 @@ export class SqliteStore implements Store {
   commit(req: CommitRequest): Receipt {
     return this.#receipts.commit(req);
   }
+  commitBatched(req: CommitRequest): Promise<Receipt> {
+    return this.#receipts.commitBatched(req);
+  }
   getReceipt(id: ReceiptId): Receipt | undefined {
     return this.#receipts.get(id);
   }
