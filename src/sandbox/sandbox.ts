@@ -206,7 +206,6 @@ export class Sandbox {
               ...rest,
             ]
           : [cmd, ...rest];
-      req.onSpawn?.();
       const out = await supervise({
         file: shell.path,
         args: [...shell.args, '-c', script, 'toolgate-sandbox', String(procs.length), ...procs, ...tail],
@@ -225,6 +224,7 @@ export class Sandbox {
         signal: req.signal,
         openArtifact: req.openArtifact ?? null,
         onChunk: req.onChunk,
+        onSpawn: req.onSpawn,
       });
       const cpu = cgroups?.cpuMs() ?? null;
       const peak = cgroups?.peakMemory() ?? null;

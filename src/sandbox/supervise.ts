@@ -37,6 +37,8 @@ export interface SuperviseSpec {
   readonly signal: AbortSignal | undefined;
   readonly openArtifact: ((stream: StreamName) => ArtifactWriter) | null;
   readonly onChunk: ((c: OutputChunk) => void) | undefined;
+  /** Called right before the spawn, never when the call was cancelled first. */
+  readonly onSpawn: (() => void) | undefined;
 }
 
 export interface Supervised {
@@ -135,6 +137,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
 
   try {
     if (stopReason !== null) return finish(null, null, false);
+    spec.onSpawn?.();
     try {
       child = spawn(spec.file, [...spec.args], {
         cwd: spec.cwd,

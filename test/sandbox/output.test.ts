@@ -165,3 +165,17 @@ test('a command that does not exist is spawn_failed, and nothing is spawned', as
     s.done();
   }
 });
+
+test('a call cancelled before the spawn starts nothing and is not marked sent', async () => {
+  const s = setup();
+  try {
+    let spawned = false;
+    const ac = new AbortController();
+    ac.abort();
+    const r = await s.run(['sleep', '5'], { signal: ac.signal, onSpawn: () => (spawned = true) });
+    assert.equal(r.reason, 'cancelled');
+    assert.equal(spawned, false);
+  } finally {
+    s.done();
+  }
+});

@@ -227,3 +227,24 @@ test('with workspaceWrite false the workspace is read-only and the action asks o
     await r.done();
   }
 });
+
+test('without bubblewrap the receipt is isolation_unavailable and nothing runs; allowed process isolation is recorded as such', async () => {
+  const strict = rig({ tool: { bwrapPath: null } });
+  try {
+    const marker = newMarker();
+    const receipt = await strict.rt.call(call({ argv: ['sleep', '5'], env: { set: { TG_MARKER: marker } } }));
+    assert.equal(receipt.status, 'failed');
+    assert.equal(receipt.error?.code, 'isolation_unavailable');
+    assert.deepEqual(processesWithMarker(marker), []);
+  } finally {
+    await strict.done();
+  }
+  const weak = rig({ tool: { bwrapPath: null, allowProcessIsolation: true } });
+  try {
+    const receipt = await weak.rt.call(call({ argv: ['true'] }));
+    assert.equal(receipt.status, 'succeeded');
+    assert.equal(resultOf(receipt).isolation.level, 'process');
+  } finally {
+    await weak.done();
+  }
+});
