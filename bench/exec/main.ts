@@ -139,14 +139,26 @@ async function loadSrt(ws: string): Promise<{ once: () => Promise<void>; close: 
   }
 }
 
+function bareFlood(bytes: number): Promise<number> {
+  const t = performance.now();
+  return new Promise((resolve) => {
+    const c = spawn('head', ['-c', String(bytes), '/dev/zero'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    c.stdout.resume();
+    c.once('close', () => resolve((performance.now() - t) / 1000));
+  });
+}
+
 async function flood(ws: string): Promise<void> {
   const store = mkdtempSync(join(tmpdir(), 'tg-bench-artifacts-'));
   try {
     const artifacts = new ArtifactStore(store);
     const sandbox = new Sandbox({ workspace: ws });
     const GiB = 1024 ** 3;
+    const ref = await bareFlood(GiB);
+    console.log(`\nreference: Node reading 1 GiB from a bare spawn's pipe, recording nothing: ${(GiB / 1e6 / ref).toFixed(0)} MB/s`);
     const base = process.memoryUsage().rss;
     let peak = base;
+    let lastByteMs = 0;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
     const t = performance.now();
     const r = await sandbox.run({
@@ -156,12 +168,15 @@ async function flood(ws: string): Promise<void> {
       timeoutMs: 600_000,
       limits: { output_bytes: 2 * GiB },
       openArtifact: (s) => artifacts.writer('application/octet-stream', s),
+      onChunk: (c) => (lastByteMs = c.at_ms),
     });
     const secs = (performance.now() - t) / 1000;
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
-    console.log(`\n1 GiB stdout flood to an artifact: ${r.stdout.bytes} bytes, artifact ${r.stdout.artifact?.bytes ?? 0} bytes, reason ${r.reason}`);
-    console.log(`  ${(GiB / 1e6 / secs).toFixed(0)} MB/s (${secs.toFixed(2)} s, sha256 + write + fsync included); peak RSS growth ${((peak - base) / 1024 ** 2).toFixed(1)} MiB (goal <= 64 MiB at >= 300 MB/s)`);
+    console.log(`1 GiB stdout flood through Sandbox.run to an artifact: ${r.stdout.bytes} bytes, artifact ${r.stdout.artifact?.bytes ?? 0} bytes, reason ${r.reason}`);
+    console.log(`  streaming (spawn to last byte read, sha256 + write each chunk): ${(GiB / 1e6 / (lastByteMs / 1000)).toFixed(0)} MB/s in ${(lastByteMs / 1000).toFixed(2)} s`);
+    console.log(`  whole call (with fsync and rename of the artifact, teardown): ${(GiB / 1e6 / secs).toFixed(0)} MB/s in ${secs.toFixed(2)} s`);
+    console.log(`  peak RSS growth ${((peak - base) / 1024 ** 2).toFixed(1)} MiB (goal <= 64 MiB at >= 300 MB/s)`);
   } finally {
     rmSync(store, { recursive: true, force: true });
   }

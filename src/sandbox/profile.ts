@@ -58,7 +58,7 @@ function hideArgs(path: string): string[] {
   }
 }
 
-function isWithin(path: string, dir: string): boolean {
+export function isWithin(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : dir + '/');
 }
 
@@ -92,4 +92,13 @@ export function bwrapArgs(p: SandboxProfile, infoFd: number): string[] {
   if (p.network === 'host') args.push('--share-net');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'toolgate', '--info-fd', String(infoFd));
   return args;
+}
+
+/**
+ * Tells whether a host path can be seen inside the sandbox: not under a hidden location or a
+ * private mount (/tmp, /run), unless it is in the workspace, which is bound over them.
+ */
+export function visibilityOf(p: SandboxProfile): (path: string) => boolean {
+  const covered = ['/tmp', '/run', '/proc', '/dev', ...p.homes.flatMap(dotEntries), ...p.hide];
+  return (path) => isWithin(path, p.workspace) || !covered.some((c) => isWithin(path, c));
 }

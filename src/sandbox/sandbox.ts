@@ -4,7 +4,7 @@ import { ToolgateError } from '../protocol/index.js';
 import type { ArtifactWriter } from '../registry/index.js';
 import { detectCgroups, SandboxCgroups, type CgroupHost } from './cgroups.js';
 import { fileSizeBlocks, FSIZE_BLOCK, withDefaults, type LimitsRequest, type LimitInForce, type LimitsInForce, type ResourceLimits } from './limits.js';
-import { bwrapArgs, defaultHomes, type NetworkMode } from './profile.js';
+import { bwrapArgs, defaultHomes, visibilityOf, type NetworkMode, type SandboxProfile } from './profile.js';
 import type { StreamName, StreamSummary } from './stream-capture.js';
 import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
 import { chooseShell, hardLimits, inheritedFds, wrapperScript, type WrapperShell } from './wrapper.js';
@@ -102,9 +102,13 @@ function findBwrap(given: string | null | undefined): string | null {
   return null;
 }
 
-/** Resolves argv[0] as the sandbox will (same paths inside); null when nothing executable is there. */
-export function resolveCommand(cmd: string, cwd: string, path: string | undefined): string | null {
+/**
+ * Resolves argv[0] as the sandbox will: same paths inside, minus what the sandbox hides
+ * (`visible`). Null when nothing executable is there.
+ */
+export function resolveCommand(cmd: string, cwd: string, path: string | undefined, visible: (p: string) => boolean = () => true): string | null {
   const executable = (p: string): boolean => {
+    if (!visible(p)) return false;
     try {
       accessSync(p, constants.X_OK);
       return statSync(p).isFile();
@@ -176,7 +180,16 @@ export class Sandbox {
     if (!existsSync(req.cwd) || !statSync(req.cwd).isDirectory()) {
       return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`cwd ${req.cwd} is not a directory`] };
     }
-    if (resolveCommand(cmd, req.cwd, req.env['PATH']) === null) {
+    const profile: SandboxProfile = {
+      workspace: this.#o.workspace,
+      workspaceWritable: writable,
+      cwd: req.cwd,
+      network,
+      homes: this.#o.homes ?? defaultHomes(),
+      hide: this.#o.hide ?? [],
+    };
+    const visible = level === 'bwrap' ? visibilityOf(profile) : undefined;
+    if (resolveCommand(cmd, req.cwd, req.env['PATH'], visible) === null) {
       return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`${cmd}: no such executable in the sandbox's PATH`] };
     }
 
@@ -188,17 +201,7 @@ export class Sandbox {
         level === 'bwrap'
           ? [
               h.bwrap as string,
-              ...bwrapArgs(
-                {
-                  workspace: this.#o.workspace,
-                  workspaceWritable: writable,
-                  cwd: req.cwd,
-                  network,
-                  homes: this.#o.homes ?? defaultHomes(),
-                  hide: this.#o.hide ?? [],
-                },
-                3,
-              ),
+              ...bwrapArgs(profile, 3),
               // bash's `exec` re-exports SHLVL even after `unset`; only named variables may pass.
               ...('SHLVL' in req.env ? [] : ['--unsetenv', 'SHLVL']),
               '--',

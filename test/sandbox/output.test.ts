@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { ArtifactStore } from '../../src/artifacts/index.js';
@@ -175,6 +175,24 @@ test('a call cancelled before the spawn starts nothing and is not marked sent', 
     const r = await s.run(['sleep', '5'], { signal: ac.signal, onSpawn: () => (spawned = true) });
     assert.equal(r.reason, 'cancelled');
     assert.equal(spawned, false);
+  } finally {
+    s.done();
+  }
+});
+
+test('a command found only in a location the sandbox hides is spawn_failed, not a confusing exit 1', async () => {
+  const s = setup();
+  try {
+    // /tmp is private inside: an executable there (outside the workspace) cannot run.
+    const dir = mkdtempSync(join(tmpdir(), 'tg-hidden-bin-'));
+    writeFileSync(join(dir, 'tg-hidden-tool'), '#!/bin/sh\necho ran\n', { mode: 0o755 });
+    try {
+      const r = await s.run(['tg-hidden-tool'], { env: { PATH: `${dir}:/usr/bin:/bin` } });
+      assert.equal(r.reason, 'spawn_failed');
+      assert.match(r.notes.join(' '), /no such executable/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   } finally {
     s.done();
   }
