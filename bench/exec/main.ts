@@ -156,6 +156,16 @@ async function flood(ws: string): Promise<void> {
     const GiB = 1024 ** 3;
     const ref = await bareFlood(GiB);
     console.log(`\nreference: Node reading 1 GiB from a bare spawn's pipe, recording nothing: ${(GiB / 1e6 / ref).toFixed(0)} MB/s`);
+    const sinkStart = performance.now();
+    await sandbox.run({
+      argv: ['head', '-c', String(GiB), '/dev/zero'],
+      cwd: ws,
+      env: { PATH: '/usr/bin:/bin' },
+      timeoutMs: 600_000,
+      limits: { output_bytes: 2 * GiB },
+      openArtifact: () => ({ write: () => {}, close: () => ({ digest: 'sha256:none' as never, bytes: 0, media_type: '', role: '' }), abort: () => {} }),
+    });
+    console.log(`Sandbox.run capture into a sink that drops the bytes: ${(GiB / 1e6 / ((performance.now() - sinkStart) / 1000)).toFixed(0)} MB/s`);
     const base = process.memoryUsage().rss;
     let peak = base;
     let lastByteMs = 0;
