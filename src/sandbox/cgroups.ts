@@ -127,7 +127,8 @@ export class SandboxCgroups {
       try {
         writeFileSync(join(dirs.pids, 'pids.max'), String(maxPids));
       } catch {
-        cg.remove();
+        // A group that does not cap is worse than none: the limits would claim a cgroup.
+        rmdirSync(dirs.pids);
         delete dirs.pids;
       }
     }

@@ -194,6 +194,10 @@ export class Sandbox {
     }
 
     const cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + 2, this.#o.measure ?? true) : null;
+    const limitsInForce: LimitsInForce =
+      cgroups?.capsPids || !h.cgroups.bases.pids
+        ? inForce
+        : { ...inForce, processes: { value: limits.processes, enforced_by: process.getuid?.() === 0 ? 'none' : 'rlimit', note: 'the pids cgroup could not be created for this run' } };
     try {
       const script = wrapperScript(shell, limits, h.strayFds, 'SHLVL' in req.env);
       const procs = cgroups?.procsFiles ?? [];
@@ -231,15 +235,16 @@ export class Sandbox {
       });
       const cpu = cgroups?.cpuMs() ?? null;
       const peak = cgroups?.peakMemory() ?? null;
+      const refused = cgroups?.pidsRefused() ?? null;
+      if (cgroups && !cgroups.remove()) notes.push('a sandbox cgroup could not be removed (a process may remain in it)');
       const off = this.#o.measure === false ? 'measurement is off for this sandbox' : null;
       if (cpu === null) notes.push(`cpu_ms: ${off ?? 'no cpuacct cgroup to measure the sandbox in'}`);
       if (peak === null) notes.push(`peak_rss_bytes: ${off ?? 'no memory cgroup to measure the sandbox in'}`);
       else notes.push('peak_rss_bytes: peak memory charged to the sandbox cgroup, page cache included');
-      const refused = cgroups?.pidsRefused() ?? null;
       if (refused) notes.push(`process limit refused ${refused} fork(s)`);
-      return { ...out, cpu_ms: cpu, peak_rss_bytes: peak, isolation, limits: inForce, notes: [...notes, ...out.notes] };
+      return { ...out, cpu_ms: cpu, peak_rss_bytes: peak, isolation, limits: limitsInForce, notes: [...notes, ...out.notes] };
     } finally {
-      if (cgroups && !cgroups.remove()) notes.push('a sandbox cgroup could not be removed');
+      cgroups?.remove(); // idempotent; on the error path the groups must not stay behind
     }
   }
 

@@ -169,6 +169,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
     for (const name of ['stdout', 'stderr'] as const) {
       const s = proc[name];
       const cap = captures[name];
+      s?.on('error', (e) => notes.push(`${name} read failed: ${e.message}`));
       s?.on('data', (chunk: Buffer) => {
         lastOutput = performance.now();
         spec.onChunk?.({ stream: name, seq: seq++, at_ms: Math.round(lastOutput - started), bytes: chunk.length });
