@@ -55,7 +55,7 @@ async function spawnCost(ws: string, gitWs: string, state: string, gitState: str
   const sandbox = new Sandbox({ workspace: ws });
   // The same mounts Sandbox.run asks for (hidden home dot-entries, private /run, the workspace):
   // this reference isolates what supervision, cgroups and the receipt cost.
-  const profile = bwrapArgs({ workspace: ws, workspaceWritable: true, cwd: ws, network: 'none', homes: defaultHomes(), hide: [state] }, 3);
+  const profile = bwrapArgs({ workspace: ws, workspaceWritable: true, cwd: ws, network: 'none', homes: defaultHomes(), hide: [state], user: { uid: 0, gid: 0 } }, 3);
   const rt = createRuntime({ workspace: ws, stateDir: state, tools: [createShellExec() as never], grant: GRANT });
   const rtGit = createRuntime({ workspace: gitWs, stateDir: gitState, tools: [createShellExec() as never], grant: GRANT });
   let seq = 0;

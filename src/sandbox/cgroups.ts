@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -108,7 +108,7 @@ export class SandboxCgroups {
   }
 
   /** `measure: false` joins only the pids group: each extra join costs an RCU grace period. */
-  static create(host: CgroupHost, maxPids: number, measure = true): SandboxCgroups {
+  static create(host: CgroupHost, maxPids: number, measure = true, owner: { uid: number; gid: number } | null = null): SandboxCgroups {
     const name = `toolgate-${process.pid}-${randomBytes(6).toString('hex')}`;
     const dirs: Partial<Record<Controller, string>> = {};
     for (const c of measure ? CONTROLLERS : (['pids'] as const)) {
@@ -118,6 +118,8 @@ export class SandboxCgroups {
       try {
         mkdirSync(dir);
         dirs[c] = dir;
+        // cgroup v1 lets a task move itself into a group whose cgroup.procs it may write.
+        if (owner) chownSync(join(dir, 'cgroup.procs'), owner.uid, owner.gid);
       } catch {
         // the controller went away: measure or cap without it
       }

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export type NetworkMode = 'none' | 'host';
 
@@ -16,6 +16,48 @@ export interface SandboxProfile {
   readonly homes: readonly string[];
   /** Further paths made invisible: the runtime's state dir, credentials elsewhere. */
   readonly hide: readonly string[];
+  /** Host uid and gid the command runs as; 0 is root with every capability dropped. */
+  readonly user: { readonly uid: number; readonly gid: number };
+}
+
+/**
+ * Files only root may read, which root without capabilities still reads as their owner: hidden
+ * when the command runs as uid 0.
+ */
+export function systemSecrets(): string[] {
+  const out = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-'];
+  try {
+    for (const n of readdirSync('/etc/ssh')) if (/^ssh_host_.*_key$/.test(n)) out.push(join('/etc/ssh', n));
+  } catch {
+    // no sshd keys
+  }
+  return out;
+}
+
+/** Whether `uid`/`gid` (no supplementary groups: the spawn drops them) can walk to `path`. */
+function reachableBy(path: string, uid: number, gid: number): boolean {
+  let dir = dirname(path);
+  for (;;) {
+    try {
+      const st = statSync(dir);
+      const bits = st.uid === uid ? 0o100 : st.gid === gid ? 0o010 : 0o001;
+      if ((st.mode & bits) === 0) return false;
+    } catch {
+      return false;
+    }
+    if (dir === '/') return true;
+    dir = dirname(dir);
+  }
+}
+
+/**
+ * Secret locations to hide. As root: home dot-entries, root-only system files, `hide`. As
+ * another uid, only those it could reach: bubblewrap cannot mount where its user cannot walk,
+ * and there is nothing to hide from a user the permissions already stop.
+ */
+function secretsOf(p: SandboxProfile): string[] {
+  const all = [...p.homes.flatMap(dotEntries), ...(p.user.uid === 0 ? systemSecrets() : []), ...p.hide];
+  return p.user.uid === 0 ? all : all.filter((s) => reachableBy(s, p.user.uid, p.user.gid));
 }
 
 /** `/root`, the current user's home and every `/home/*`: where credentials usually live. */
@@ -66,6 +108,7 @@ function dotEntries(home: string): string[] {
   try {
     return readdirSync(home)
       .filter((n) => n.startsWith('.'))
+      .sort()
       .map((n) => join(home, n));
   } catch {
     return [];
@@ -83,7 +126,7 @@ export function bwrapArgs(p: SandboxProfile, infoFd: number): string[] {
   // with the host network only the resolver's files come back.
   args.push('--tmpfs', '/run');
   if (p.network === 'host' && kindAt(RESOLVER_DIR) === 'dir') args.push('--ro-bind', RESOLVER_DIR, RESOLVER_DIR);
-  const secrets = [...p.homes.flatMap(dotEntries), ...p.hide];
+  const secrets = secretsOf(p);
   const enclosing = secrets.filter((s) => isWithin(p.workspace, s));
   for (const s of enclosing) args.push(...hideArgs(s));
   args.push(p.workspaceWritable ? '--bind' : '--ro-bind', p.workspace, p.workspace);
@@ -99,6 +142,6 @@ export function bwrapArgs(p: SandboxProfile, infoFd: number): string[] {
  * private mount (/tmp, /run), unless it is in the workspace, which is bound over them.
  */
 export function visibilityOf(p: SandboxProfile): (path: string) => boolean {
-  const covered = ['/tmp', '/run', '/proc', '/dev', ...p.homes.flatMap(dotEntries), ...p.hide];
+  const covered = ['/tmp', '/run', '/proc', '/dev', ...secretsOf(p)];
   return (path) => isWithin(path, p.workspace) || !covered.some((c) => isWithin(path, c));
 }

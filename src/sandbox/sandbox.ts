@@ -18,6 +18,8 @@ export interface IsolationReport {
   readonly workspace: 'read-write' | 'read-only';
   /** `none`: every capability dropped. `inherited`: process isolation keeps the runtime's. */
   readonly capabilities: 'none' | 'inherited';
+  /** Host uid the command ran as (0: root without capabilities under bubblewrap). */
+  readonly uid: number;
 }
 
 export interface SandboxOptions {
@@ -31,6 +33,11 @@ export interface SandboxOptions {
   readonly bwrapPath?: string | null;
   /** Run without bubblewrap (process group + rlimits + cgroup) when it is missing. Default false. */
   readonly allowProcessIsolation?: boolean;
+  /**
+   * `workspace-owner` (default): a root runtime runs commands as the owner of the workspace when
+   * that is not root, so root-only files stay unreadable by permission. `self`: as the runtime.
+   */
+  readonly runAs?: 'workspace-owner' | 'self';
   /** Between SIGTERM to the process group and SIGKILL to the namespace. Default 1000 ms. */
   readonly graceMs?: number;
   /**
@@ -164,14 +171,18 @@ export class Sandbox {
     const h = this.host;
     const shell = h.shell as WrapperShell;
     const asked = withDefaults(req.limits);
-    const { limits, inForce } = this.#limitsInForce(asked);
+    const self = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+    const owner = statSync(this.#o.workspace);
+    const user = (this.#o.runAs ?? 'workspace-owner') === 'workspace-owner' && self.uid === 0 && owner.uid !== 0 ? { uid: owner.uid, gid: owner.gid } : self;
+    const { limits, inForce } = this.#limitsInForce(asked, user.uid === 0);
     const network = req.network ?? 'none';
     const writable = req.workspaceWritable ?? true;
     const isolation: IsolationReport = {
       level,
       network: level === 'bwrap' ? network : 'host',
       workspace: level === 'bwrap' && !writable ? 'read-only' : 'read-write',
-      capabilities: level === 'bwrap' || process.getuid?.() !== 0 ? 'none' : 'inherited',
+      capabilities: level === 'bwrap' || user.uid !== 0 ? 'none' : 'inherited',
+      uid: user.uid,
     };
     const notes: string[] = [];
     const base = { cpu_ms: null, peak_rss_bytes: null, isolation, limits: inForce, killed_after_exit: 0 };
@@ -187,19 +198,21 @@ export class Sandbox {
       network,
       homes: this.#o.homes ?? defaultHomes(),
       hide: this.#o.hide ?? [],
+      user,
     };
     const visible = level === 'bwrap' ? visibilityOf(profile) : undefined;
     if (resolveCommand(cmd, req.cwd, req.env['PATH'], visible) === null) {
       return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`${cmd}: no such executable in the sandbox's PATH`] };
     }
 
-    const cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + 2, this.#o.measure ?? true) : null;
+    const cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + 2, this.#o.measure ?? true, user.uid === self.uid ? null : user) : null;
     const limitsInForce: LimitsInForce =
       cgroups?.capsPids || !h.cgroups.bases.pids
         ? inForce
-        : { ...inForce, processes: { value: limits.processes, enforced_by: process.getuid?.() === 0 ? 'none' : 'rlimit', note: 'the pids cgroup could not be created for this run' } };
+        : { ...inForce, processes: { value: limits.processes, enforced_by: user.uid === 0 ? 'none' : 'rlimit', note: 'the pids cgroup could not be created for this run' } };
     try {
-      const script = wrapperScript(shell, limits, h.strayFds, 'SHLVL' in req.env);
+      // With a pids cgroup, RLIMIT_NPROC would only add its flaw: it counts the uid's other processes.
+      const script = wrapperScript(shell, limits, h.strayFds, { keepShlvl: 'SHLVL' in req.env, nproc: !cgroups?.capsPids });
       const procs = cgroups?.procsFiles ?? [];
       const tail =
         level === 'bwrap'
@@ -217,6 +230,7 @@ export class Sandbox {
         file: shell.path,
         args: [...shell.args, '-c', script, 'toolgate-sandbox', String(procs.length), ...procs, ...tail],
         cwd: level === 'bwrap' ? '/' : req.cwd,
+        user: user.uid === self.uid && user.gid === self.gid ? null : user,
         env: req.env,
         stdin: req.stdin ?? null,
         mode: level,
@@ -248,7 +262,7 @@ export class Sandbox {
     }
   }
 
-  #limitsInForce(asked: ResourceLimits): { limits: ResourceLimits; inForce: LimitsInForce } {
+  #limitsInForce(asked: ResourceLimits, root: boolean): { limits: ResourceLimits; inForce: LimitsInForce } {
     const h = this.host;
     const clamp = (v: number, hard: number | undefined): number => (hard === undefined ? v : Math.min(v, hard));
     const limits: ResourceLimits = {
@@ -260,7 +274,6 @@ export class Sandbox {
       output_bytes: asked.output_bytes,
     };
     const rl = (value: number): LimitInForce => ({ value, enforced_by: 'rlimit' });
-    const root = process.getuid?.() === 0;
     const processes: LimitInForce = h.cgroups.bases.pids
       ? { value: limits.processes, enforced_by: 'cgroup' }
       : root

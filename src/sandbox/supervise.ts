@@ -22,6 +22,8 @@ export interface SuperviseSpec {
   readonly file: string;
   readonly args: readonly string[];
   readonly cwd: string;
+  /** Spawn as this uid/gid (supplementary groups dropped); null: as the runtime. */
+  readonly user: { readonly uid: number; readonly gid: number } | null;
   readonly env: Readonly<Record<string, string>>;
   readonly stdin: Buffer | null;
   /** `bwrap`: the pid namespace's init is known from bubblewrap's info fd and ends everything. */
@@ -142,6 +144,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
       child = spawn(spec.file, [...spec.args], {
         cwd: spec.cwd,
         env: { ...spec.env },
+        ...(spec.user ? { uid: spec.user.uid, gid: spec.user.gid } : {}),
         stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', spec.mode === 'bwrap' ? 'pipe' : 'ignore'],
         // Without bubblewrap the process group is what teardown kills. Under it the namespace is,
         // and a setsid here costs ~4 ms per spawn (measured in bench/exec).

@@ -84,17 +84,17 @@ export function hardLimits(): Partial<Record<'cpu' | 'as' | 'fsize' | 'nofile' |
  * the bubblewrap command line. Exit 125 before bubblewrap starts means the sandbox could not
  * be set up (no info from bubblewrap tells the supervisor the same).
  */
-export function wrapperScript(shell: WrapperShell, limits: ResourceLimits, strayFds: readonly number[], keepShlvl = false): string {
+export function wrapperScript(shell: WrapperShell, limits: ResourceLimits, strayFds: readonly number[], o: { keepShlvl: boolean; nproc: boolean }): string {
   const lines = [
     // bash exports SHLVL on its own; only named variables may reach the command.
-    ...(keepShlvl ? [] : ['unset SHLVL']),
+    ...(o.keepShlvl ? [] : ['unset SHLVL']),
     'n=$1; shift',
     'while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done',
     `ulimit -t ${limits.cpu_seconds} || exit 125`,
     `ulimit -v ${Math.floor(limits.address_space_bytes / 1024)} || exit 125`,
     `ulimit -f ${fileSizeBlocks(limits.file_size_bytes)} || exit 125`,
     `ulimit -n ${limits.open_files} || exit 125`,
-    `ulimit ${shell.nprocFlag} ${limits.processes} || exit 125`,
+    ...(o.nproc ? [`ulimit ${shell.nprocFlag} ${limits.processes} || exit 125`] : []),
   ];
   const closable = strayFds.filter((fd) => fd <= 9 || shell.closesHighFds);
   if (closable.length > 0) lines.push(`exec ${closable.map((fd) => `${fd}>&-`).join(' ')}`);

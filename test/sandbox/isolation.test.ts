@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ToolgateError } from '../../src/protocol/index.js';
@@ -185,6 +185,37 @@ test('the wrapper shell sources no startup file outside the sandbox (BASH_ENV, E
     assert.equal(existsSync(join(outside, 'ran')), false);
   } finally {
     rmSync(outside, { recursive: true, force: true });
+    ws.remove();
+  }
+});
+
+test('as root without capabilities, root-only system files (/etc/shadow) cannot be read inside', async () => {
+  const ws = tempWorkspace();
+  try {
+    const r = await sh(new Sandbox({ workspace: ws.dir }), ws.dir, 'id -u; cat /etc/shadow');
+    assert.equal(r.stdout.preview, '0\n', 'uid 0 inside, and no line of the file');
+    assert.match(r.stderr.preview, /\/etc\/shadow: Permission denied/);
+    assert.ok(readFileSync('/etc/shadow').length > 0, 'control: the host file has content');
+  } finally {
+    ws.remove();
+  }
+});
+
+test("a root runtime runs commands as the workspace's owner when that is not root", async () => {
+  const ws = tempWorkspace();
+  const uid = 1000;
+  chownSync(ws.dir, uid, uid);
+  try {
+    const r = await sh(new Sandbox({ workspace: ws.dir }), ws.dir, 'id -u; grep CapEff /proc/self/status; cat /etc/shadow >/dev/null 2>&1 || echo shadow-denied; ls /root >/dev/null 2>&1 || echo root-denied; echo made > f');
+    assert.equal(r.exit_code, 0, r.stderr.preview);
+    assert.match(r.stdout.preview, new RegExp(`^${uid}\\nCapEff:\\s+0+\\nshadow-denied\\nroot-denied\\n$`));
+    assert.equal(r.isolation.uid, uid);
+    assert.equal(statSync(join(ws.dir, 'f')).uid, uid);
+    assert.equal(r.limits.processes.enforced_by, 'cgroup');
+    chmodSync(ws.dir, 0o755); // root without CAP_DAC_OVERRIDE needs the permission bits to enter
+    const self = await sh(new Sandbox({ workspace: ws.dir, runAs: 'self' }), ws.dir, 'id -u');
+    assert.equal(self.stdout.preview, '0\n');
+  } finally {
     ws.remove();
   }
 });

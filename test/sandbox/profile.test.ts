@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bwrapArgs } from '../../src/sandbox/index.js';
+import { bwrapArgs, systemSecrets } from '../../src/sandbox/index.js';
 import { tempWorkspace } from './fixtures.js';
 
 function mountsOf(args: string[]): string[] {
@@ -27,7 +27,7 @@ test('home dot-entries are hidden after the workspace is bound, and one that enc
     mkdirSync(inner, { recursive: true });
     writeFileSync(join(home, '.npmrc'), 'token');
     writeFileSync(join(home, 'visible.txt'), '');
-    const args = bwrapArgs({ workspace: inner, workspaceWritable: false, cwd: inner, network: 'none', homes: [home], hide: ['/nonexistent-state'] }, 3);
+    const args = bwrapArgs({ workspace: inner, workspaceWritable: false, cwd: inner, network: 'none', homes: [home], hide: ['/nonexistent-state'], user: { uid: 0, gid: 0 } }, 3);
     assert.deepEqual(mountsOf(args), [
       'ro-bind / /',
       'tmpfs /tmp',
@@ -36,11 +36,13 @@ test('home dot-entries are hidden after the workspace is bound, and one that enc
       `ro-bind ${inner} ${inner}`,
       `ro-bind /dev/null ${join(home, '.npmrc')}`,
       `tmpfs ${join(home, '.ssh')}`,
+      // root without capabilities still reads root-only files as their owner
+      ...systemSecrets().filter((f) => existsSync(f)).map((f) => `ro-bind /dev/null ${f}`),
     ]);
     for (const flag of ['--unshare-all', '--die-with-parent', '--new-session']) assert.ok(args.includes(flag), flag);
     assert.deepEqual(args.slice(args.indexOf('--cap-drop'), args.indexOf('--cap-drop') + 2), ['--cap-drop', 'ALL']);
     assert.ok(!args.includes('--share-net'));
-    assert.ok(bwrapArgs({ workspace: inner, workspaceWritable: true, cwd: inner, network: 'host', homes: [], hide: [] }, 3).includes('--share-net'));
+    assert.ok(bwrapArgs({ workspace: inner, workspaceWritable: true, cwd: inner, network: 'host', homes: [], hide: [], user: { uid: 0, gid: 0 } }, 3).includes('--share-net'));
   } finally {
     t.remove();
   }

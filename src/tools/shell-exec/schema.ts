@@ -63,6 +63,7 @@ export const shellExecResult = z.strictObject({
     network: z.enum(['none', 'host']),
     workspace: z.enum(['read-write', 'read-only']),
     capabilities: z.enum(['none', 'inherited']),
+    uid: z.number().int(),
   }),
   limits: z.strictObject({
     cpu_seconds: limitInForce,
