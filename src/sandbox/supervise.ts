@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { ArtifactWriter } from '../registry/index.js';
-import { childrenOf, isGone, processStat, sendSignal, signalName } from './process-table.js';
+import { childrenOf, processStat, sendSignal, signalName } from './process-table.js';
 import { StreamCapture, type StreamName, type StreamSummary } from './stream-capture.js';
 import type { SandboxCgroups } from './cgroups.js';
+import { settlesWithin, waitUntilEmpty } from './teardown.js';
 
 /** Why the command ended. */
 export type ExitReason = 'exited' | 'signaled' | 'timeout' | 'idle_timeout' | 'cancelled' | 'output_limit' | 'spawn_failed';
@@ -61,12 +62,8 @@ export interface Supervised {
 
 /** Wrapper exit status that means the sandbox was never set up (see wrapper.ts). */
 const SETUP_FAILED = 125;
-/** The namespace's init usually dies within a millisecond of the wrapper. */
-const GONE_POLL_MS = 1;
 /** A process-mode stream held open by an escaped process is abandoned after this. */
 const DRAIN_LIMIT_MS = 2_000;
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function stopReasonOf(signal: AbortSignal): StopReason {
   const reason: unknown = signal.reason;
@@ -229,7 +226,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
       proc.stdout?.destroy();
       proc.stderr?.destroy();
     }
-    await waitUntilEmpty(spec, init, killHard, notes);
+    await waitUntilEmpty(init, () => spec.cgroups?.members() ?? [], killHard, notes);
     const setupFailed = exit.error !== null || (spec.mode === 'bwrap' && init === null && exit.code === SETUP_FAILED);
     return finish(exit.code, exit.signal, setupFailed, stopReason === null ? leftovers : 0);
   } finally {
@@ -267,40 +264,5 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
       killed_after_exit: killedAfterExit,
       notes,
     };
-  }
-}
-
-/** True when `p` settles within `ms` (null: wait as long as it takes); the timer never outlives it. */
-async function settlesWithin(p: Promise<unknown>, ms: number | null): Promise<boolean> {
-  if (ms === null) {
-    await p;
-    return true;
-  }
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Returns once the pid namespace's init is gone and the cgroup is empty, killing again if anything lingers. */
-async function waitUntilEmpty(spec: SuperviseSpec, init: { pid: number; start: string } | null, killHard: () => void, notes: string[]): Promise<void> {
-  const started = performance.now();
-  let lastKill = started;
-  for (;;) {
-    const initGone = init === null || isGone(init.pid, init.start);
-    const members = spec.cgroups?.members() ?? [];
-    if (initGone && members.length === 0) return;
-    const now = performance.now();
-    if (now - lastKill >= 100) {
-      lastKill = now;
-      killHard();
-    }
-    if (now - started > 10_000) {
-      notes.push(`processes still present after teardown: ${members.join(' ')}`);
-      return;
-    }
-    await sleep(GONE_POLL_MS);
   }
 }
