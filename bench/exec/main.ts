@@ -53,6 +53,7 @@ function markerPids(marker: string): number[] {
 
 async function spawnCost(ws: string, gitWs: string, state: string, gitState: string): Promise<void> {
   const sandbox = new Sandbox({ workspace: ws });
+  const lean = new Sandbox({ workspace: ws, measure: false });
   // The same mounts Sandbox.run asks for (hidden home dot-entries, private /run, the workspace):
   // this reference isolates what supervision, cgroups and the receipt cost.
   const profile = bwrapArgs({ workspace: ws, workspaceWritable: true, cwd: ws, network: 'none', homes: defaultHomes(), hide: [state], user: { uid: 0, gid: 0 } }, 3);
@@ -68,6 +69,14 @@ async function spawnCost(ws: string, gitWs: string, state: string, gitState: str
       name: 'Sandbox.run (no runtime)',
       once: async () => {
         const r = await sandbox.run({ argv: ['/bin/true'], cwd: ws, env: { PATH: '/usr/bin:/bin' }, timeoutMs: 10_000 });
+        if (r.exit_code !== 0) throw new Error(`sandbox: ${r.reason}`);
+      },
+      samples: [],
+    },
+    {
+      name: 'Sandbox.run, pids cgroup only (measure: false)',
+      once: async () => {
+        const r = await lean.run({ argv: ['/bin/true'], cwd: ws, env: { PATH: '/usr/bin:/bin' }, timeoutMs: 10_000 });
         if (r.exit_code !== 0) throw new Error(`sandbox: ${r.reason}`);
       },
       samples: [],
