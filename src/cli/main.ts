@@ -5,10 +5,11 @@ import { callCommand } from './call.js';
 import { receiptsCommand } from './receipts.js';
 import { reconcileCommand } from './reconcile.js';
 import { registryCommand } from './registry.js';
+import { undoCommand } from './undo.js';
 import { UsageError, type Command, type Io } from './usage.js';
 
 /** The one list of commands. */
-export const COMMANDS: readonly Command[] = [callCommand, receiptsCommand, auditCommand, reconcileCommand, registryCommand];
+export const COMMANDS: readonly Command[] = [callCommand, receiptsCommand, auditCommand, reconcileCommand, registryCommand, undoCommand];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

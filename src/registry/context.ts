@@ -57,6 +57,8 @@ export interface ProgressSink {
 export interface NormalizeContext {
   readonly workspace: Workspace;
   readonly task_id: TaskId;
+  /** Stored receipts, for tools whose resources are named by a receipt (fs.undo). */
+  readonly receipts: ReceiptLookup;
 }
 
 /** What normalize returns: every resource in canonical form, plus tool-private data for execute. */

@@ -1,4 +1,22 @@
 export { Workspace, type OpenedLeaf } from './paths/workspace.js';
 export { walkBeneath, procPath, kindOf, MAX_LINK_HOPS, type ResolvedPath, type Identity, type EntryKind, type WalkOptions } from './paths/open-beneath.js';
 export { lexicalComponents, joinComponents, MAX_PATH_BYTES } from './paths/lexical.js';
-export { PathClassifier, DEFAULT_SECRET_PATTERNS, type PathClass } from './paths/classify.js';
+export { PathClassifier, DEFAULT_SECRET_PATTERNS, DEFAULT_PROTECTED_DIRS, type PathClass } from './paths/classify.js';
+export {
+  leafStateOf,
+  sameLeafState,
+  stageFile,
+  syncStaged,
+  discardTemp,
+  recheckSite,
+  commitStaged,
+  removeAtSite,
+  syncDirectories,
+  type FileBytes,
+  type LeafState,
+  type StagedFile,
+  type EffectSite,
+} from './paths/atomic-replace.js';
+export { applyAllOrNothing, asToolgateError, type FileChange, type TransactionResult } from './paths/file-transaction.js';
+export { openDirectoryBeneath, assertBeneath, type OpenedDirectory } from './paths/open-directory.js';
+export { resolveWriteTarget, resolveStable, openWriteTarget, assertWritable, type WriteTarget, type OpenedTarget } from './paths/write-target.js';

@@ -62,7 +62,7 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
     const { args, digest: argsDigest } = validateStage(tool, env.arguments);
 
     // normalize
-    const { action, prepared } = await normalizeStage(tool, args, argsDigest, parts.workspace, env.task_id);
+    const { action, prepared } = await normalizeStage(tool, args, argsDigest, parts.workspace, env.task_id, parts.receiptLookup);
     draft.normalized_action = action;
 
     // authorize
@@ -111,7 +111,7 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
         current: () => `r${parts.store.currentRevision()}`,
         advance: () => `r${parts.store.advanceRevision()}`,
       },
-      receipts: { get: (id) => parts.store.getReceipt(id) },
+      receipts: parts.receiptLookup,
       progress: (p) => opts.onProgress?.({ ...p }),
       addSecret: (value) => {
         secrets.push(value);

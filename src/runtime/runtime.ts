@@ -10,7 +10,7 @@ import {
   type ReceiptId,
   type TaskId,
 } from '../protocol/index.js';
-import { Registry, type AnyTool } from '../registry/index.js';
+import { Registry, type AnyTool, type ReceiptLookup } from '../registry/index.js';
 import { Workspace } from '../resources/index.js';
 import { GrantAuthorizer, DEFAULT_GRANT, type TaskGrant } from '../policy/index.js';
 import { SqliteStore, type EffectRecord, type MigrationSet } from '../store/index.js';
@@ -67,6 +67,7 @@ export interface RuntimeParts {
   readonly artifacts: ArtifactStore;
   readonly tokenKey: Buffer;
   readonly resolver: Resolver;
+  readonly receiptLookup: ReceiptLookup;
   readonly authorizer: Authorizer;
   readonly admission: Admission;
   readonly defaultDeadlineMs: number;
@@ -98,6 +99,7 @@ export class Runtime {
         artifacts: new ArtifactStore(join(stateDir, 'artifacts')),
         tokenKey: loadTokenKey(stateDir),
         resolver: new Resolver(registry, store),
+        receiptLookup: { get: (id) => store.getReceipt(id) },
         authorizer: opts.authorizer ?? new GrantAuthorizer(opts.grant ?? DEFAULT_GRANT),
         admission: new Admission(opts.concurrency ?? 8),
         defaultDeadlineMs: opts.defaultDeadlineMs ?? 120_000,

@@ -20,6 +20,9 @@ export const DEFAULT_SECRET_PATTERNS: readonly string[] = [
   '.docker/config.json',
 ];
 
+/** Directory names whose contents are protected from writes at any depth (hooks and config run code). */
+export const DEFAULT_PROTECTED_DIRS: readonly string[] = ['.git'];
+
 export type PathClass = 'secret' | 'protected' | 'ordinary';
 
 function globToRegExp(glob: string): RegExp {
@@ -31,8 +34,15 @@ export class PathClassifier {
   readonly #names: RegExp[] = [];
   readonly #dirs: string[] = [];
   readonly #multi: string[] = [];
+  readonly #protected: ReadonlySet<string>;
 
-  constructor(secretPatterns: readonly string[] = DEFAULT_SECRET_PATTERNS) {
+  /**
+   * The configured lists are added to the defaults, never replace them: a configuration can
+   * make more paths secret or protected, not fewer (deny by default).
+   */
+  constructor(extraSecretPatterns: readonly string[] = [], extraProtectedDirs: readonly string[] = []) {
+    const secretPatterns = [...DEFAULT_SECRET_PATTERNS, ...extraSecretPatterns];
+    this.#protected = new Set([...DEFAULT_PROTECTED_DIRS, ...extraProtectedDirs]);
     for (const p of secretPatterns) {
       if (p.endsWith('/')) this.#dirs.push(p.slice(0, -1));
       else if (p.includes('/')) this.#multi.push(p);
@@ -40,10 +50,10 @@ export class PathClassifier {
     }
   }
 
-  /** `secret` for secret files and anything inside a secret directory; `protected` under `.git/`. */
+  /** `secret` for secret files and anything inside a secret directory; `protected` in or under a `.git` at any depth. */
   classify(path: string): PathClass {
     const parts = path.split('/');
-    if (parts[0] === '.git') return 'protected';
+    if (parts.some((p) => this.#protected.has(p))) return 'protected';
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i] as string;
       if (i < parts.length - 1 && this.#dirs.includes(part)) return 'secret';

@@ -1,5 +1,5 @@
 import type { Digest, NormalizedAction, TaskId } from '../../protocol/index.js';
-import type { AnyTool } from '../../registry/index.js';
+import type { AnyTool, ReceiptLookup } from '../../registry/index.js';
 import type { Workspace } from '../../resources/index.js';
 
 /** Every resource to its canonical identity, before anything is authorized. */
@@ -9,8 +9,9 @@ export async function normalizeStage(
   argsDigest: Digest,
   workspace: Workspace,
   task: TaskId,
+  receipts: ReceiptLookup,
 ): Promise<{ action: NormalizedAction; prepared: unknown }> {
-  const n = await tool.normalize(args as never, { workspace, task_id: task });
+  const n = await tool.normalize(args as never, { workspace, task_id: task, receipts });
   return {
     action: {
       tool: tool.name,

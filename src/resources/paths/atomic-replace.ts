@@ -1,0 +1,175 @@
+// The point of effect for file mutations. Every step goes through an already-open parent
+// directory (`/proc/self/fd/<dirfd>/<name>`), so no path is resolved again and no link is
+// followed: a new file is staged under a temporary name in the same directory, synced, and
+// renamed over the target only after the parent and the target are re-checked.
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, fsync, linkSync, lstatSync, openSync, readlinkSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { ToolgateError } from '../../protocol/index.js';
+import { assertBeneath } from './open-directory.js';
+import { procPath, type Identity } from './open-beneath.js';
+
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+const fdatasyncAsync = promisify(fdatasync);
+const fsyncAsync = promisify(fsync);
+
+/** File content plus the metadata a restore must bring back. */
+export interface FileBytes {
+  readonly data: Uint8Array;
+  /** Permission bits (st_mode & 0o7777). */
+  readonly mode: number;
+  readonly uid?: number;
+  readonly gid?: number;
+}
+
+/** What a directory entry was when it was checked; compared again right before the effect. */
+export type LeafState =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'file'; readonly dev: number; readonly ino: number; readonly size: number; readonly mtimeMs: number; readonly ctimeMs: number }
+  | { readonly kind: 'other'; readonly dev: number; readonly ino: number };
+
+function errno(e: unknown): string | undefined {
+  return typeof e === 'object' && e !== null ? (e as NodeJS.ErrnoException).code : undefined;
+}
+
+export function leafStateOf(dirfd: number, name: string): LeafState {
+  try {
+    const st = lstatSync(procPath(dirfd, name));
+    if (!st.isFile()) return { kind: 'other', dev: st.dev, ino: st.ino };
+    return { kind: 'file', dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
+  } catch (e) {
+    if (errno(e) === 'ENOENT') return { kind: 'absent' };
+    throw e;
+  }
+}
+
+export function sameLeafState(a: LeafState, b: LeafState): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'absent' || b.kind === 'absent') return true;
+  if (a.dev !== b.dev || a.ino !== b.ino) return false;
+  if (a.kind === 'file' && b.kind === 'file') return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+  return true;
+}
+
+export interface StagedFile {
+  readonly tmp: string;
+  fd: number;
+}
+
+/** Writes `content` to a new temporary file in the directory; the fd stays open for the sync. */
+export function stageFile(dirfd: number, content: FileBytes): StagedFile {
+  const tmp = `.tg-${randomBytes(8).toString('hex')}.tmp`;
+  const fd = openSync(procPath(dirfd, tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  try {
+    let off = 0;
+    while (off < content.data.length) off += writeSync(fd, content.data, off, content.data.length - off);
+    // A new file is ours; only a file owned by someone else needs its owner brought back.
+    const ours = content.uid === process.getuid?.() && content.gid === process.getgid?.();
+    if (content.uid !== undefined && content.gid !== undefined && !ours) {
+      const st = fstatSync(fd);
+      if (st.uid !== content.uid || st.gid !== content.gid) {
+        try {
+          fchownSync(fd, content.uid, content.gid);
+        } catch (e) {
+          if (errno(e) !== 'EPERM') throw e; // not privileged: the file keeps our ownership
+        }
+      }
+    }
+    fchmodSync(fd, content.mode & 0o7777); // after chown, which clears set-id bits
+    return { tmp, fd };
+  } catch (e) {
+    closeSync(fd);
+    discardTemp(dirfd, tmp);
+    throw e;
+  }
+}
+
+/** Syncs staged files in parallel (the journal commits them together) and closes them. */
+export async function syncStaged(files: readonly StagedFile[]): Promise<void> {
+  try {
+    await Promise.all(files.map((f) => fdatasyncAsync(f.fd)));
+  } finally {
+    for (const f of files) {
+      if (f.fd >= 0) closeSync(f.fd);
+      f.fd = -1;
+    }
+  }
+}
+
+export function discardTemp(dirfd: number, tmp: string): void {
+  try {
+    unlinkSync(procPath(dirfd, tmp));
+  } catch {
+    // already gone
+  }
+}
+
+/** Where an effect happens: the open parent, its identity when checked, and the entry's state then. */
+export interface EffectSite {
+  readonly root: string;
+  /** Canonical workspace-relative path of the parent directory ('' for the root). */
+  readonly dir: string;
+  readonly path: string;
+  readonly dirfd: number;
+  readonly parent: Identity;
+  readonly name: string;
+  readonly expected: LeafState;
+}
+
+/**
+ * Re-checks, right before the effect, that the parent is the directory that was checked
+ * (device and inode), that it still lies beneath the root, and still at its canonical place
+ * (not moved or swapped for another), and that the entry is what was checked.
+ */
+export function recheckSite(site: EffectSite): void {
+  const st = fstatSync(site.dirfd);
+  if (st.dev !== site.parent.dev || st.ino !== site.parent.ino) {
+    throw new ToolgateError('precondition_failed', `the directory of ${site.path} changed`, { path: site.path, reason: 'parent_changed' });
+  }
+  // Its current place: exactly the canonical one (which also proves it is beneath the root).
+  const where = readlinkSync(`/proc/self/fd/${site.dirfd}`);
+  if (where !== (site.dir === '' ? site.root : `${site.root}/${site.dir}`)) {
+    assertBeneath(site.dirfd, site.root, site.path);
+    throw new ToolgateError('precondition_failed', `the directory of ${site.path} was moved or replaced`, { path: site.path, reason: 'parent_changed' });
+  }
+  const now = leafStateOf(site.dirfd, site.name);
+  if (!sameLeafState(now, site.expected)) {
+    if (site.expected.kind === 'absent') {
+      throw new ToolgateError('already_exists', `${site.path} was created by someone else`, { path: site.path });
+    }
+    throw new ToolgateError('precondition_failed', `${site.path} changed since it was checked`, { path: site.path, reason: 'changed_since_check' });
+  }
+}
+
+/**
+ * Moves a staged file into place. A target that was absent is created with link(2), which
+ * never replaces an entry that appeared meanwhile; an existing target is replaced by rename(2),
+ * which replaces the entry itself (a link, or a hard link to a file elsewhere, is not written through).
+ */
+export function commitStaged(site: EffectSite, tmp: string): void {
+  recheckSite(site);
+  const from = procPath(site.dirfd, tmp);
+  const to = procPath(site.dirfd, site.name);
+  if (site.expected.kind === 'absent') {
+    try {
+      linkSync(from, to);
+    } catch (e) {
+      if (errno(e) === 'EEXIST') throw new ToolgateError('already_exists', `${site.path} was created by someone else`, { path: site.path });
+      throw e;
+    }
+    unlinkSync(from);
+  } else {
+    renameSync(from, to);
+  }
+}
+
+/** Removes a file entry after the same re-check. */
+export function removeAtSite(site: EffectSite): void {
+  recheckSite(site);
+  unlinkSync(procPath(site.dirfd, site.name));
+}
+
+/** Makes the directory entries durable (renames, links, unlinks). */
+export async function syncDirectories(dirfds: readonly number[]): Promise<void> {
+  await Promise.all([...new Set(dirfds)].map((fd) => fsyncAsync(fd)));
+}

@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import { ToolgateError, sha256Hex } from '../../protocol/index.js';
+import { defineTool, type ToolDefinition } from '../../registry/index.js';
+import { openWriteTarget, resolveWriteTarget, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
+import { asOutcome } from '../undo/record.js';
+import { commitFileSet, type PlannedWrite } from '../fs-write/file-set.js';
+import { usesCrlf } from '../fs-write/content.js';
+import { applyEdits } from './apply.js';
+import { diffHunks, formatDiff, type FileDiff } from './diff.js';
+import { applyHunks } from './hunks.js';
+import { parseUnifiedDiff, type FilePatch } from './parse.js';
+import { decodeText, fromLines, toLines } from './text.js';
+
+export const FS_PATCH_MAX_FILES = 200;
+export const FS_PATCH_MAX_FILE_BYTES = 8 * 1024 * 1024;
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'lowercase hex sha256');
+
+const edit = z.strictObject({ old: z.string().min(1), new: z.string(), replace_all: z.boolean().optional() });
+const fileEdits = z.strictObject({
+  path: z.string().min(1),
+  expected_sha256: sha256.optional(),
+  edits: z.array(edit).min(1).max(1000),
+});
+
+export const fsPatchArgs = z
+  .strictObject({
+    files: z.array(fileEdits).min(1).max(FS_PATCH_MAX_FILES).optional(),
+    unified_diff: z.string().min(1).max(16 * 1024 * 1024).optional(),
+  })
+  .refine((a) => (a.files === undefined) !== (a.unified_diff === undefined), { message: 'give exactly one of files or unified_diff' });
+export type FsPatchArgs = z.infer<typeof fsPatchArgs>;
+
+export const fsPatchResult = z.strictObject({
+  files: z.array(z.strictObject({ path: z.string(), status: z.enum(['modified', 'created', 'deleted']), sha256: z.string().nullable(), hunks: z.number().int() })),
+  diff: z.string(),
+  revision: z.string(),
+});
+export type FsPatchResult = z.infer<typeof fsPatchResult>;
+
+type Change = { readonly kind: 'edits'; readonly edits: z.infer<typeof edit>[]; readonly expected_sha256: string | undefined } | { readonly kind: 'diff'; readonly patch: FilePatch };
+
+interface PreparedFile {
+  readonly target: WriteTarget;
+  readonly change: Change;
+}
+
+function prepare(ws: Parameters<typeof resolveWriteTarget>[0], path: string, change: Change, seen: Set<string>): PreparedFile {
+  const creating = change.kind === 'diff' && change.patch.oldPath === null;
+  const target = resolveWriteTarget(ws, path, { createParents: creating });
+  if (seen.has(target.path)) throw new ToolgateError('invalid_arguments', `${target.path} appears twice in one patch`, { faults: [{ pointer: '', message: `duplicate path ${target.path}` }] });
+  seen.add(target.path);
+  return { target, change };
+}
+
+/** Checks one file and computes its new content; throws the typed domain error on a miss. */
+function plan(f: PreparedFile, opened: OpenedTarget | null): { after: FileBytes | null; diff: FileDiff } {
+  const path = f.target.path;
+  const cur = opened?.current ?? null;
+  const { change } = f;
+  if (change.kind === 'diff' && change.patch.oldPath === null) {
+    if (cur || opened?.state.kind === 'other') throw new ToolgateError('already_exists', `${path} already exists`, { path });
+  } else if (!cur) throw new ToolgateError('not_found', `no such file: ${path}`, { path });
+  const before = cur ? toLines(decodeText(cur.data, path)) : { lines: [], eofNewline: true };
+  const oldMode = cur?.mode ?? null;
+  if (change.kind === 'edits') {
+    if (change.expected_sha256 !== undefined && cur && sha256Hex(cur.data) !== change.expected_sha256) {
+      throw new ToolgateError('precondition_failed', `${path} does not have the expected sha256`, { path, reason: 'stale_sha256', expected_sha256: change.expected_sha256, actual_sha256: sha256Hex(cur.data) });
+    }
+    const text = fromLines(before);
+    const { text: next } = applyEdits(path, text, change.edits, cur ? usesCrlf(cur.data) : false);
+    const afterLines = toLines(next);
+    const bytes = Buffer.from(next, 'utf8');
+    return {
+      after: { data: bytes, mode: oldMode ?? 0o644, ...(cur?.uid !== undefined && cur.gid !== undefined ? { uid: cur.uid, gid: cur.gid } : {}) },
+      diff: { path, status: 'modified', oldMode, newMode: oldMode, hunks: diffHunks(before, afterLines) },
+    };
+  }
+  const { after, hunks } = applyHunks(path, before, change.patch.hunks);
+  if (change.patch.newPath === null) {
+    if (after.lines.length !== 0) throw new ToolgateError('no_match', `the diff deletes ${path} but the file has more lines than it removes`, { path, candidates: [] });
+    return { after: null, diff: { path, status: 'deleted', oldMode, newMode: null, hunks } };
+  }
+  const mode = change.patch.newMode !== null ? change.patch.newMode & 0o7777 : (oldMode ?? 0o644);
+  return {
+    after: { data: Buffer.from(fromLines(after), 'utf8'), mode, ...(cur?.uid !== undefined && cur.gid !== undefined ? { uid: cur.uid, gid: cur.gid } : {}) },
+    diff: { path, status: cur ? 'modified' : 'created', oldMode, newMode: mode, hunks },
+  };
+}
+
+/** fs.patch: structured edits or a unified diff over many files, checked first, then all-or-nothing. */
+export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, PreparedFile[]> {
+  return defineTool<FsPatchArgs, FsPatchResult, PreparedFile[]>({
+    name: 'fs.patch',
+    version: '1.0.0',
+    description:
+      'Change several files at once, all or nothing: either files:[{path, expected_sha256?, edits:[{old, new, replace_all?}]}] (each old text must occur exactly once, else no_match / ambiguous_match) or unified_diff (as git diff prints it). Every file is checked before any is written; a failure restores the earlier files. Returns the unified diff and the new revision.',
+    owner: 'toolgate',
+    effect_class: 'write',
+    reversible: true,
+    capabilities: ['fs.write'],
+    args: fsPatchArgs,
+    result: fsPatchResult,
+    timeout_ms: 60_000,
+    max_output_bytes: 4 * 1024 * 1024,
+    cancellation: 'uninterruptible',
+    idempotency: 'safe_to_repeat',
+    normalize(args, ctx) {
+      const seen = new Set<string>();
+      const files: PreparedFile[] = args.unified_diff !== undefined
+        ? parseUnifiedDiff(args.unified_diff).map((p) => prepare(ctx.workspace, (p.newPath ?? p.oldPath) as string, { kind: 'diff', patch: p }, seen))
+        : (args.files ?? []).map((f) => prepare(ctx.workspace, f.path, { kind: 'edits', edits: f.edits, expected_sha256: f.expected_sha256 }, seen));
+      if (files.length > FS_PATCH_MAX_FILES) throw new ToolgateError('limit_exceeded', `a patch may change at most ${FS_PATCH_MAX_FILES} files`, { files: files.length, limit: FS_PATCH_MAX_FILES });
+      return {
+        resources: files.map((f) => ({
+          kind: 'path' as const,
+          path: f.target.path,
+          access: f.change.kind === 'diff' && f.change.patch.newPath === null ? ('delete' as const) : f.target.exists ? ('write' as const) : ('create' as const),
+        })),
+        prepared: files,
+      };
+    },
+    execute: (outer) =>
+      asOutcome(outer, async (ctx) => {
+        const opened: (OpenedTarget | null)[] = [];
+        try {
+          // Check every file before anything is written.
+          const plans: { after: FileBytes | null; diff: FileDiff }[] = [];
+          for (const f of ctx.prepared) {
+            let o: OpenedTarget | null = null;
+            try {
+              o = openWriteTarget(ctx.workspace, f.target, { createParents: false, maxBytes: FS_PATCH_MAX_FILE_BYTES });
+            } catch (e) {
+              const creating = f.change.kind === 'diff' && f.change.patch.oldPath === null;
+              if (!(creating && ToolgateError.isInstance(e) && e.code === 'not_found')) throw e;
+            }
+            opened.push(o);
+            plans.push(plan(f, o));
+          }
+          ctx.signal.throwIfAborted();
+          const sent = { value: false };
+          const writes: PlannedWrite[] = [];
+          for (let i = 0; i < ctx.prepared.length; i++) {
+            let o = opened[i] ?? null;
+            if (o === null) {
+              // A created file whose directories do not exist yet: they are made now.
+              if (!sent.value) ctx.markSent();
+              sent.value = true;
+              o = openWriteTarget(ctx.workspace, (ctx.prepared[i] as PreparedFile).target, { createParents: true, maxBytes: FS_PATCH_MAX_FILE_BYTES });
+              opened[i] = o;
+            }
+            writes.push({ target: o, after: (plans[i] as { after: FileBytes | null }).after });
+          }
+          const done = await commitFileSet(ctx, writes, sent);
+          if (!done.ok) return done.outcome;
+          const diffs = plans.map((p) => p.diff);
+          return {
+            status: 'succeeded',
+            result: {
+              files: plans.map((p) => ({ path: p.diff.path, status: p.diff.status, sha256: p.after ? sha256Hex(p.after.data) : null, hunks: p.diff.hunks.length })),
+              diff: formatDiff(diffs),
+              revision: done.revision,
+            },
+            evidence: { workspace: ctx.workspace.id, revision: done.revision, changes: done.changes },
+            artifacts: done.artifacts,
+          };
+        } finally {
+          for (const o of opened) o?.close();
+        }
+      }),
+  });
+}

@@ -1,0 +1,32 @@
+/** True when most line endings of `data` are CRLF. */
+export function usesCrlf(data: Uint8Array): boolean {
+  let lf = 0;
+  let crlf = 0;
+  for (let i = 0; i < data.length; i++) {
+    if (data[i] !== 10) continue;
+    if (i > 0 && data[i - 1] === 13) crlf++;
+    else lf++;
+  }
+  return crlf > lf;
+}
+
+function toLf(text: string): string {
+  return text.replace(/\r\n/g, '\n');
+}
+
+/**
+ * `lf` and `crlf` convert every line ending; `preserve` keeps the content as given, except that
+ * LF endings become CRLF when the file being replaced uses CRLF (so an edit does not flip them).
+ */
+export function applyNewlines(bytes: Buffer, newline: 'preserve' | 'lf' | 'crlf', existing: Uint8Array | null): Buffer {
+  const want = newline === 'preserve' ? (existing && usesCrlf(existing) ? 'crlf' : null) : newline;
+  if (want === null) return bytes;
+  const lf = toLf(bytes.toString('utf8'));
+  return Buffer.from(want === 'lf' ? lf : lf.replace(/\n/g, '\r\n'), 'utf8');
+}
+
+/** Sets or clears the execute bits wherever the read bits are set; `undefined` keeps the mode. */
+export function withExecutable(mode: number, executable: boolean | undefined): number {
+  if (executable === undefined) return mode;
+  return executable ? mode | ((mode & 0o444) >> 2) : mode & ~0o111;
+}

@@ -1,0 +1,64 @@
+// The commit step shared by fs.write, fs.patch and fs.undo: preimages to the artifact store,
+// markSent, the all-or-nothing replacement, the new revision, and the change records.
+import { errorBody, type ArtifactRef, type PartialEffect } from '../../protocol/index.js';
+import type { ExecuteContext, ToolOutcome } from '../../registry/index.js';
+import { applyAllOrNothing, type FileBytes, type FileChange, type OpenedTarget } from '../../resources/index.js';
+import { failedOutcome, postImage, PreimageBundle, type ChangeRecord } from '../undo/record.js';
+import { removeEmptyDirs } from '../undo/restore.js';
+
+export type MutationContext = Pick<ExecuteContext<unknown, unknown>, 'artifacts' | 'markSent' | 'revision' | 'workspace'>;
+
+export interface PlannedWrite {
+  readonly target: OpenedTarget;
+  /** The new content; null removes the file. */
+  readonly after: FileBytes | null;
+}
+
+export type CommitResult =
+  | { readonly ok: true; readonly revision: string; readonly changes: ChangeRecord[]; readonly artifacts: ArtifactRef[] }
+  | { readonly ok: false; readonly outcome: ToolOutcome<never> };
+
+/** Removes directories made for a write that did not happen (innermost first; only when empty). */
+export function removeCreatedDirs(ctx: MutationContext, plans: readonly PlannedWrite[]): void {
+  for (const p of plans) removeEmptyDirs(ctx.workspace, p.target.created_dirs);
+}
+
+export async function commitFileSet(ctx: MutationContext, plans: readonly PlannedWrite[], sent: { value: boolean }): Promise<CommitResult> {
+  const artifacts: ArtifactRef[] = [];
+  const bundle = new PreimageBundle();
+  const changes: ChangeRecord[] = plans.map((p) => ({
+    op: 'file',
+    path: p.target.path,
+    before: p.target.current ? bundle.add(p.target.current) : null,
+    after: p.after ? postImage(p.after) : null,
+    created_dirs: [...p.target.created_dirs],
+  }));
+  const txChanges: FileChange[] = plans.map((p) => ({
+    site: { root: ctx.workspace.root, dir: p.target.dir, path: p.target.path, dirfd: p.target.dirfd, parent: p.target.parent, name: p.target.name, expected: p.target.state },
+    before: p.target.current,
+    after: p.after,
+  }));
+  if (!sent.value) {
+    ctx.markSent();
+    sent.value = true;
+  }
+  // The preimages become durable while the staged files sync, and before the first rename.
+  const tx = await applyAllOrNothing(txChanges, () => {
+    const ref = bundle.seal(ctx.artifacts, `preimages:${plans.length === 1 ? plans[0]?.target.path : `${plans.length} files`}`);
+    if (ref) artifacts.push(ref);
+  });
+  if (tx.ok) return { ok: true, revision: ctx.revision.advance(), changes, artifacts };
+
+  const touched = tx.applied.length + tx.restored.length > 0;
+  const revision = touched ? ctx.revision.advance() : ctx.revision.current();
+  if (tx.applied.length === 0) removeCreatedDirs(ctx, plans);
+  const partial: PartialEffect = { applied: tx.applied, unapplied: tx.unapplied, restored: tx.restored };
+  const cause = tx.error.toBody();
+  const data = { ...cause.data, failed: tx.failed, cause_code: cause.code, applied: tx.applied, restored: tx.restored, revision };
+  // Rolled back completely: the failure is the write's own. Some changes stuck: a partial failure.
+  const error =
+    tx.applied.length === 0
+      ? errorBody(cause.code, cause.message, data)
+      : errorBody('partial_failure', `${tx.failed} failed and ${tx.applied.length} earlier change(s) could not be rolled back`, data);
+  return { ok: false, outcome: { ...failedOutcome(error, partial), artifacts, evidence: { workspace: ctx.workspace.id, revision, changes: changes.filter((c) => c.op === 'file' && tx.applied.includes(c.path)) } } };
+}

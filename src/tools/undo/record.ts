@@ -1,0 +1,121 @@
+// What a mutation records so that it can be undone from its receipt alone: for every entry it
+// changed, the preimage (artifact digest, sha256, mode) and the post-image digest. It lives in
+// the receipt's `evidence`; fs.undo reads it back and refuses when the post-images moved on.
+import { z } from 'zod';
+import { ToolgateError, sha256Hex, type ArtifactRef, type ErrorBody, type PartialEffect } from '../../protocol/index.js';
+import type { ArtifactSink, ToolOutcome } from '../../registry/index.js';
+import type { FileBytes } from '../../resources/index.js';
+
+const sha = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const fileImage = z.strictObject({
+  sha256: sha,
+  size: z.number().int().min(0),
+  mode: z.number().int().min(0).max(0o7777),
+  /** Digest of the artifact that holds the bytes; null for post-images (they are in the workspace). */
+  artifact: z.string().nullable(),
+  /** Where the bytes start in that artifact: one call's preimages share one artifact (one fsync). */
+  offset: z.number().int().min(0).default(0),
+});
+export type FileImage = z.infer<typeof fileImage>;
+
+const identity = z.strictObject({ dev: z.number(), ino: z.number() });
+
+export const changeRecord = z.discriminatedUnion('op', [
+  /** A regular file created (before null), replaced, or removed (after null). */
+  z.strictObject({ op: z.literal('file'), path: z.string(), before: fileImage.nullable(), after: fileImage.nullable(), created_dirs: z.array(z.string()) }),
+  /** An entry moved; identity is the moved inode. `overwritten` is the preimage of a replaced target. */
+  z.strictObject({
+    op: z.literal('rename'),
+    from: z.string(),
+    to: z.string(),
+    kind: z.enum(['file', 'directory', 'symlink']),
+    identity,
+    after_sha256: sha.nullable(),
+    overwritten: fileImage.nullable(),
+  }),
+  /** A directory tree or a link removed; `manifest` is the artifact listing every entry. */
+  z.strictObject({ op: z.literal('tree'), path: z.string(), manifest: z.string(), entries: z.number().int() }),
+]);
+export type ChangeRecord = z.infer<typeof changeRecord>;
+
+export const mutationEvidence = z.object({
+  workspace: z.string(),
+  revision: z.string(),
+  changes: z.array(changeRecord),
+});
+export type MutationEvidence = z.infer<typeof mutationEvidence>;
+
+/** Puts a preimage in the artifact store and describes it. */
+export function storePreimage(artifacts: ArtifactSink, path: string, bytes: FileBytes, refs: ArtifactRef[]): FileImage {
+  const ref = artifacts.put(bytes.data, 'application/octet-stream', `preimage:${path}`);
+  refs.push(ref);
+  return { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: ref.digest, offset: 0 };
+}
+
+/**
+ * Collects a call's preimages into one artifact, so that keeping them durable costs one fsync
+ * however many files change. `seal()` writes it; the images get their digest then.
+ */
+export class PreimageBundle {
+  readonly #chunks: Uint8Array[] = [];
+  readonly #images: { -readonly [K in keyof FileImage]: FileImage[K] }[] = [];
+  #size = 0;
+
+  add(bytes: FileBytes): FileImage {
+    const img = { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: null, offset: this.#size };
+    this.#chunks.push(bytes.data);
+    this.#images.push(img);
+    this.#size += bytes.data.length;
+    return img;
+  }
+
+  get empty(): boolean {
+    return this.#images.length === 0;
+  }
+
+  seal(artifacts: ArtifactSink, role: string): ArtifactRef | null {
+    if (this.#images.length === 0) return null;
+    const w = artifacts.writer('application/octet-stream', role);
+    try {
+      for (const c of this.#chunks) w.write(c);
+    } catch (e) {
+      w.abort();
+      throw e;
+    }
+    const ref = w.close();
+    for (const img of this.#images) img.artifact = ref.digest;
+    return ref;
+  }
+}
+
+export function postImage(bytes: FileBytes): FileImage {
+  return { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: null, offset: 0 };
+}
+
+/** A failed outcome carrying a typed error; nothing else to say. */
+export function failedOutcome<R>(error: ErrorBody, partial?: PartialEffect): ToolOutcome<R> {
+  return partial ? { status: 'failed', result: null, error, partial } : { status: 'failed', result: null, error };
+}
+
+/**
+ * Runs a tool body with a context whose markSent is observed. A typed failure before anything
+ * was sent is a domain outcome (nothing happened); after, it is rethrown so that the runtime
+ * records the call as ambiguous, unless the body itself said what happened (a partial outcome).
+ */
+export async function asOutcome<C extends { markSent(): void }, R>(ctx: C, run: (ctx: C) => Promise<ToolOutcome<R>>): Promise<ToolOutcome<R>> {
+  let sent = false;
+  const tracked: C = {
+    ...ctx,
+    markSent: () => {
+      sent = true;
+      ctx.markSent();
+    },
+  };
+  try {
+    return await run(tracked);
+  } catch (e) {
+    if (ToolgateError.isInstance(e) && !sent) return failedOutcome(e.toBody());
+    throw e;
+  }
+}
