@@ -67,6 +67,11 @@ export interface RunRequest {
   /** Where streams that outgrow the preview go, e.g. `ctx.artifacts.writer(...)`. */
   readonly openArtifact?: (stream: StreamName) => ArtifactWriter;
   readonly onChunk?: (c: OutputChunk) => void;
+  /**
+   * Run under a pseudo-terminal (util-linux `script` inside the sandbox): stdout and stderr
+   * become one terminal stream, with CRLF line ends. Throws `unsupported` without `script`.
+   */
+  readonly pty?: boolean;
   /** Called right before the process is spawned (the effect may start): `ctx.markSent`. */
   readonly onSpawn?: () => void;
 }
@@ -135,6 +140,14 @@ export function resolveCommand(cmd: string, cwd: string, path: string | undefine
   return null;
 }
 
+/** Where `script` is looked for: the command's PATH may not name the system directories. */
+const PTY_PATH = '/usr/bin:/bin';
+
+/** One word for `sh -c`, whatever it holds. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 const emptyStream: StreamSummary = { preview: '', bytes: 0, omitted_bytes: 0, artifact: null };
 
 /**
@@ -186,8 +199,6 @@ export class Sandbox {
     };
     const notes: string[] = [];
     const base = { cpu_ms: null, peak_rss_bytes: null, isolation, limits: inForce, killed_after_exit: 0 };
-    const [cmd, ...rest] = req.argv;
-    if (cmd === undefined) throw new ToolgateError('invalid_arguments', 'argv is empty', {});
     if (!existsSync(req.cwd) || !statSync(req.cwd).isDirectory()) {
       return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`cwd ${req.cwd} is not a directory`] };
     }
@@ -201,9 +212,20 @@ export class Sandbox {
       user,
     };
     const visible = level === 'bwrap' ? visibilityOf(profile) : undefined;
-    if (resolveCommand(cmd, req.cwd, req.env['PATH'], visible) === null) {
-      return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`${cmd}: no such executable in the sandbox's PATH`] };
+    const [first, ...args] = req.argv;
+    if (first === undefined) throw new ToolgateError('invalid_arguments', 'argv is empty', {});
+    if (resolveCommand(first, req.cwd, req.env['PATH'], visible) === null) {
+      return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`${first}: no such executable in the sandbox's PATH`] };
     }
+    let argv: string[] = [first, ...args];
+    if (req.pty) {
+      const script = resolveCommand('script', req.cwd, PTY_PATH, visible);
+      if (script === null) throw new ToolgateError('unsupported', 'a pseudo-terminal needs util-linux `script`, which this host lacks', { argument: 'pty' });
+      // script runs the line with $SHELL or /bin/sh -c, on a new terminal; -e keeps the exit status.
+      argv = [script, '-qefc', argv.map(shellQuote).join(' '), '/dev/null'];
+      notes.push('pty: stdout and stderr are one terminal stream, in stdout, with CRLF line ends');
+    }
+    const [cmd, ...rest] = argv as [string, ...string[]];
 
     const cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + 2, this.#o.measure ?? true, user.uid === self.uid ? null : user) : null;
     const limitsInForce: LimitsInForce =

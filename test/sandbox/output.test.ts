@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { ArtifactStore } from '../../src/artifacts/index.js';
+import { ToolgateError } from '../../src/protocol/index.js';
 import { omissionMarker, Sandbox, type OutputChunk, type RunRequest } from '../../src/sandbox/index.js';
 import { BASE_ENV, tempWorkspace } from './fixtures.js';
 
@@ -193,6 +194,22 @@ test('a command found only in a location the sandbox hides is spawn_failed, not 
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  } finally {
+    s.done();
+  }
+});
+
+test('pty: the command sees a terminal, quoting survives, and without util-linux script it is unsupported', async () => {
+  const s = setup();
+  try {
+    const r = await s.run(['sh', '-c', 'test -t 0 && test -t 1 && printf "%s|" "$0" "$1"', "it's", 'a b'], { pty: true });
+    assert.equal(r.exit_code, 0, r.stdout.preview);
+    assert.equal(r.stdout.preview, "it's|a b|");
+    const noScript = new Sandbox({ workspace: s.ws.dir, hide: ['/usr/bin/script', '/bin/script'] });
+    await assert.rejects(
+      noScript.run({ argv: ['true'], cwd: s.ws.dir, env: { ...BASE_ENV }, timeoutMs: 5_000, pty: true }),
+      (e: unknown) => ToolgateError.isInstance(e) && e.code === 'unsupported',
+    );
   } finally {
     s.done();
   }

@@ -35,7 +35,7 @@ export const shellExecArgs = z
       })
       .optional(),
     network: z.enum(['none', 'host']).optional().describe('`host` needs the network effect class in the grant'),
-    pty: z.boolean().optional().describe('Not supported yet: true is refused with `unsupported`'),
+    pty: z.boolean().optional().describe('Run under a pseudo-terminal: one terminal stream in stdout (CRLF line ends); `unsupported` where util-linux script is missing'),
     collect: z.array(z.string().min(1)).max(16).optional().describe('Workspace files to return as artifacts after exit'),
   })
   .superRefine((a, ctx) => {

@@ -93,7 +93,6 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
     cancellation: 'kill',
     idempotency: 'reconcile',
     normalize(args, ctx) {
-      if (args.pty === true) throw new ToolgateError('unsupported', 'running under a pseudo-terminal is not supported yet', { argument: 'pty' });
       const cwd = ctx.workspace.resolve(args.cwd ?? '.');
       if (!cwd.exists) throw new ToolgateError('not_found', `no such directory: ${cwd.path}`, { path: cwd.path });
       if (cwd.kind !== 'directory') throw new ToolgateError('invalid_resource', `${cwd.path} is not a directory`, { path: cwd.path, kind: cwd.kind });
@@ -141,6 +140,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         idleTimeoutMs: args.idle_timeout_ms ?? null,
         ...(args.limits ? { limits: args.limits } : {}),
         network: args.network ?? 'none',
+        pty: args.pty ?? false,
         workspaceWritable: writable,
         secrets: built.secrets,
         signal: ctx.signal,

@@ -170,11 +170,13 @@ test('network host raises the effect class to network, which the grant does not 
   }
 });
 
-test('pty is refused with unsupported, and argv with a script is invalid_arguments', async () => {
+test('pty runs the command on a terminal; argv with a script is invalid_arguments; a cwd escape is path_escape', async () => {
   const r = rig();
   try {
-    const pty = await r.rt.call(call({ argv: ['true'], pty: true }));
-    assert.equal(pty.error?.code, 'unsupported');
+    const pty = await r.rt.call(call({ argv: ['sh', '-c', 'test -t 1 && echo "on a tty"; exit 5'], pty: true }));
+    assert.equal(pty.status, 'failed');
+    assert.equal(resultOf(pty).exit_code, 5);
+    assert.equal(resultOf(pty).stdout.preview, 'on a tty\r\n');
     const both = await r.rt.call(call({ argv: ['true'], shell: 'sh', script: 'true' }));
     assert.equal(both.error?.code, 'invalid_arguments');
     const escape = await r.rt.call(call({ argv: ['true'], cwd: '../..' }));
