@@ -56,7 +56,7 @@ function reachableBy(path: string, uid: number, gid: number): boolean {
  * and there is nothing to hide from a user the permissions already stop.
  */
 function secretsOf(p: SandboxProfile): string[] {
-  const all = [...p.homes.flatMap(dotEntries), ...(p.user.uid === 0 ? systemSecrets() : []), ...p.hide];
+  const all = [...p.homes.flatMap(homeSecrets), ...(p.user.uid === 0 ? systemSecrets() : []), ...p.hide];
   return p.user.uid === 0 ? all : all.filter((s) => reachableBy(s, p.user.uid, p.user.gid));
 }
 
@@ -104,15 +104,20 @@ export function isWithin(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : dir + '/');
 }
 
-function dotEntries(home: string): string[] {
+/**
+ * What to cover in one home: its dot-entries, or the whole home when it holds nothing else (one
+ * mount instead of a dozen; each costs bubblewrap time on every spawn).
+ */
+function homeSecrets(home: string): string[] {
+  let names: string[];
   try {
-    return readdirSync(home)
-      .filter((n) => n.startsWith('.'))
-      .sort()
-      .map((n) => join(home, n));
+    names = readdirSync(home);
   } catch {
     return [];
   }
+  const dots = names.filter((n) => n.startsWith('.')).sort();
+  if (dots.length === 0) return [];
+  return dots.length === names.length ? [home] : dots.map((n) => join(home, n));
 }
 
 /**

@@ -47,3 +47,18 @@ test('home dot-entries are hidden after the workspace is bound, and one that enc
     t.remove();
   }
 });
+
+test('a home holding only dot-entries is covered whole, with one mount', () => {
+  const t = tempWorkspace('tg-profile-');
+  try {
+    const home = join(t.dir, 'home');
+    mkdirSync(join(home, '.config'), { recursive: true });
+    writeFileSync(join(home, '.netrc'), 'machine x password y');
+    const ws = join(t.dir, 'ws');
+    mkdirSync(ws);
+    const args = bwrapArgs({ workspace: ws, workspaceWritable: true, cwd: ws, network: 'none', homes: [home], hide: [], user: { uid: 0, gid: 0 } }, 3);
+    assert.deepEqual(mountsOf(args).filter((m) => m.includes(home)), [`tmpfs ${home}`]);
+  } finally {
+    t.remove();
+  }
+});
