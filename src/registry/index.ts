@@ -25,3 +25,13 @@ export type {
   ReconcileContext,
   ReconcileVerdict,
 } from './context.js';
+export { diffManifests, type DiffOptions } from './diff.js';
+export { formatDiff } from './diff-format.js';
+export {
+  REGISTRY_DIFF_FORMAT,
+  type ManifestDiff,
+  type RegistryChange,
+  type ChangeKind,
+  type ChangeSeverity,
+  type SchemaSide,
+} from './change.js';

@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
+import { serveMcpHttp, serveMcpStdio } from '../server/index.js';
+import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
+import { openRuntime } from './open-runtime.js';
+import { UsageError, type Command } from './usage.js';
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** Resolves on the first SIGINT or SIGTERM; the listeners go away with it. */
+function terminated(): { readonly signal: Promise<NodeJS.Signals>; dispose(): void } {
+  let onSignal: (s: NodeJS.Signals) => void = () => {};
+  const signal = new Promise<NodeJS.Signals>((resolve) => (onSignal = resolve));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'serve the tools over MCP (stdio or Streamable HTTP)',
+  help: `toolgate serve --stdio [options]
+toolgate serve --http PORT [--host HOST] [--token-file FILE] [options]
+
+Serves every registry tool to MCP clients of the 2025-11-25 and 2026-07-28 revisions
+(docs/mcp.md). Every call goes through the runtime and leaves a receipt; its id and status
+are in the result's _meta.
+
+  --stdio            speak MCP on stdin/stdout (what Claude Code and Codex start); ends when
+                     the client closes stdin. One connection is one task.
+  --http PORT        Streamable HTTP on http://HOST:PORT/mcp (PORT 0: any free port; the URL is
+                     printed on stderr). Ends on SIGINT or SIGTERM, cancelling running calls.
+  --host HOST        address to bind (default 127.0.0.1; anything else is reachable from
+                     other machines: use --token-file)
+  --token-file FILE  require "Authorization: Bearer <the file's content>" on every request
+  --task ID          task of the calls (stdio: this connection; HTTP: 2026-07-28 requests)
+  --workspace DIR    workspace root (default: current directory)
+  --state-dir DIR    state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)`,
+  async run(argv, io) {
+    const { values, positionals } = parse(argv, {
+      ...RUNTIME_OPTIONS,
+      stdio: { type: 'boolean' },
+      http: { type: 'string' },
+      host: { type: 'string' },
+      'token-file': { type: 'string' },
+      task: { type: 'string' },
+    });
+    if (values.help) {
+      io.out(this.help);
+      return 0;
+    }
+    if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+    if ((values.stdio ?? false) === (values.http !== undefined)) throw new UsageError('give exactly one of --stdio and --http PORT');
+    if (values.stdio && (values.host !== undefined || values['token-file'] !== undefined)) throw new UsageError('--host and --token-file go with --http');
+    const port = intOption(values.http, 'http');
+    if (port !== undefined && port > 65535) throw new UsageError('--http takes a port number (0-65535)');
+    let token: string | undefined;
+    if (values['token-file'] !== undefined) {
+      token = readFileSync(values['token-file'], 'utf8').trim();
+      if (token === '') throw new UsageError('--token-file: the file is empty');
+    }
+    const rt = openRuntime(values);
+    const onError = (e: Error): void => io.err(`toolgate serve: ${e.message}`);
+    try {
+      if (port === undefined) {
+        // stdout carries the protocol: nothing else may be written there.
+        const serving = serveMcpStdio(rt, { ...(values.task ? { taskId: values.task } : {}), onError });
+        await serving.closed;
+        return 0;
+      }
+      const host = values.host ?? '127.0.0.1';
+      const serving = await serveMcpHttp(rt, {
+        port,
+        host,
+        ...(LOOPBACK.has(host) ? {} : { allowedHosts: [...localhostAllowedHostnames(), host] }),
+        ...(token === undefined ? {} : { bearerToken: token }),
+        ...(values.task ? { taskId: values.task } : {}),
+        onError,
+      });
+      const stop = terminated();
+      io.err(`toolgate: serving MCP on ${serving.url}${token === undefined ? '' : ' (bearer token required)'}`);
+      if (!LOOPBACK.has(host) && token === undefined) io.err('toolgate: warning: listening beyond loopback without --token-file');
+      const signal = await stop.signal;
+      stop.dispose();
+      io.err(`toolgate: ${signal}: closing`);
+      await serving.close();
+      return 0;
+    } finally {
+      await rt.close();
+    }
+  },
+};

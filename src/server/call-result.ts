@@ -1,0 +1,97 @@
+// A receipt as an MCP tool result: succeeded → structured result; anything else → isError with
+// the typed error in structured content. The receipt id and status always go in `_meta`.
+import type { Receipt } from '../protocol/index.js';
+
+export interface McpCallResult {
+  [key: string]: unknown;
+  readonly content: { readonly type: 'text'; readonly text: string }[];
+  readonly structuredContent: Record<string, unknown>;
+  readonly isError?: true;
+  readonly _meta: Record<string, unknown>;
+}
+
+export interface ResultShaping {
+  /**
+   * A succeeded result whose JSON is larger is withheld and answered as an `isError` result
+   * with `limit_exceeded` (the receipt keeps it): a stdio client closes the connection on a
+   * message over 10 MiB, and JSON escaping can make a 4 MiB page several times larger.
+   */
+  readonly maxResultBytes: number;
+  /**
+   * Up to this many bytes of result JSON are repeated as text (clients that ignore structured
+   * content still see it); above it the text is a short summary, so that no message carries a
+   * large result twice.
+   */
+  readonly textCopyLimitBytes: number;
+}
+
+export const DEFAULT_RESULT_SHAPING: ResultShaping = { maxResultBytes: 8 * 1024 * 1024, textCopyLimitBytes: 256 * 1024 };
+
+function metaOf(r: Receipt): Record<string, unknown> {
+  return {
+    'toolgate/receipt_id': r.receipt_id,
+    'toolgate/status': r.status,
+    'toolgate/task_id': r.task_id,
+    'toolgate/tool': r.tool,
+    'toolgate/tool_version': r.tool_version,
+    'toolgate/truncated': r.truncated,
+    ...(r.replay ? { 'toolgate/replay': true } : {}),
+  };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function summaryOf(result: Record<string, unknown>, bytes: number, r: Receipt): string {
+  const fields = Object.entries(result).map(([k, v]) => {
+    if (typeof v === 'string') return v.length > 80 ? `${k}: <${Buffer.byteLength(v)} bytes>` : `${k}: ${JSON.stringify(v)}`;
+    if (v === null || typeof v !== 'object') return `${k}: ${JSON.stringify(v)}`;
+    return `${k}: <${Array.isArray(v) ? `${v.length} items` : 'object'}>`;
+  });
+  return `${r.tool} ${r.status} (receipt ${r.receipt_id}); ${bytes} bytes of structured result: ${fields.join(', ')}`;
+}
+
+function withheld(r: Receipt, bytes: number, limit: number): McpCallResult {
+  const error = {
+    code: 'limit_exceeded',
+    message: `the result is ${bytes} bytes as JSON, over the ${limit} bytes one MCP message may carry; ask for a smaller page (e.g. a lower max_bytes)`,
+    data: { result_bytes: bytes, limit_bytes: limit, receipt_id: r.receipt_id },
+  };
+  return {
+    content: [{ type: 'text', text: `${r.tool} ${r.status} but not sent: ${error.message} (receipt ${r.receipt_id})` }],
+    structuredContent: { status: r.status, receipt_id: r.receipt_id, error },
+    isError: true,
+    _meta: { ...metaOf(r), 'toolgate/withheld': true },
+  };
+}
+
+export function callResultOf(r: Receipt, shaping: ResultShaping = DEFAULT_RESULT_SHAPING): McpCallResult {
+  if (r.status === 'succeeded' && isObject(r.result)) {
+    const json = JSON.stringify(r.result);
+    const bytes = Buffer.byteLength(json);
+    if (bytes > shaping.maxResultBytes) return withheld(r, bytes, shaping.maxResultBytes);
+    const spilled = r.result['inline'] === false && typeof r.result['artifact'] === 'string';
+    const text = spilled
+      ? `${r.tool} ${r.status}; the result (${String(r.result['bytes'])} bytes) was too large to send and is stored as artifact ${String(r.result['artifact'])} (receipt ${r.receipt_id}); ask for a smaller page`
+      : bytes <= shaping.textCopyLimitBytes
+        ? json
+        : summaryOf(r.result, bytes, r);
+    return { content: [{ type: 'text', text }], structuredContent: r.result, _meta: metaOf(r) };
+  }
+  // A non-succeeded receipt (or a success without an object result, which the schema cannot carry).
+  const error = r.error ?? { code: 'internal_error', message: `${r.tool} ended ${r.status} without a result object`, data: {} };
+  const structured: Record<string, unknown> = {
+    status: r.status,
+    receipt_id: r.receipt_id,
+    error,
+    ...(r.result === null || r.result === undefined ? {} : { result: r.result }),
+    ...(r.partial === null ? {} : { partial: r.partial }),
+  };
+  return {
+    content: [{ type: 'text', text: `${r.tool} ${r.status}: ${error.code}: ${error.message} (receipt ${r.receipt_id})` }],
+    structuredContent: structured,
+    isError: true,
+    _meta: metaOf(r),
+  };
+}

@@ -1,0 +1,66 @@
+// One MCP server instance over a runtime: tools/list from the registry, tools/call through
+// runtime.call with the request's AbortSignal, progress forwarded when the client asked for it.
+import { Server } from '@modelcontextprotocol/server';
+import { PROTOCOL_VERSION } from '../protocol/index.js';
+import type { Runtime } from '../runtime/index.js';
+import { callResultOf, DEFAULT_RESULT_SHAPING, type ResultShaping } from './call-result.js';
+import type { ToolListing } from './tool-listing.js';
+
+export interface McpSession {
+  /** Every call of this session belongs to this task (DESIGN: one MCP session is one task). */
+  readonly taskId: string;
+}
+
+export interface McpServerOptions {
+  readonly name?: string;
+  readonly version?: string;
+  readonly resultShaping?: ResultShaping;
+}
+
+/** Optional request `_meta` keys a client may send to reach envelope fields MCP has no place for. */
+const META_ENVELOPE_FIELDS = {
+  'toolgate/idempotency_key': 'idempotency_key',
+  'toolgate/logical_effect_id': 'logical_effect_id',
+  'toolgate/deadline': 'deadline',
+  'toolgate/tool_version': 'tool_version',
+} as const;
+
+function envelopeFieldsOf(meta: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(META_ENVELOPE_FIELDS)) {
+    if (meta[key] !== undefined) out[field] = meta[key];
+  }
+  return out;
+}
+
+export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpSession, opts: McpServerOptions = {}): Server {
+  const server = new Server({ name: opts.name ?? 'toolgate', version: opts.version ?? '0.1.0' }, { capabilities: { tools: {} } });
+  const shaping = opts.resultShaping ?? DEFAULT_RESULT_SHAPING;
+
+  server.setRequestHandler('tools/list', () => ({ tools: listing.tools }));
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const meta: Readonly<Record<string, unknown>> = ctx.mcpReq._meta ?? {};
+    const envelope = {
+      ...envelopeFieldsOf(meta),
+      protocol_version: PROTOCOL_VERSION,
+      task_id: session.taskId,
+      tool: listing.registryName(request.params.name),
+      arguments: request.params.arguments ?? {},
+    };
+    const token = meta['progressToken'];
+    const receipt = await rt.call(envelope, {
+      signal: ctx.mcpReq.signal,
+      ...(typeof token === 'string' || typeof token === 'number'
+        ? {
+            onProgress: (p: { progress: number; total?: number; message?: string }) => {
+              // Progress is advisory: a client that went away must not fail the call.
+              ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...p } }).catch(() => {});
+            },
+          }
+        : {}),
+    });
+    return callResultOf(receipt, shaping);
+  });
+  return server;
+}

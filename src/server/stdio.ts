@@ -1,0 +1,53 @@
+import type { Readable, Writable } from 'node:stream';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { newTaskId } from '../protocol/index.js';
+import { entryOf } from '../registry/index.js';
+import type { Runtime } from '../runtime/index.js';
+import { createMcpServer, type McpServerOptions } from './mcp-server.js';
+import { ToolListing } from './tool-listing.js';
+
+export interface StdioServeOptions extends McpServerOptions {
+  /** The task of this connection; default a fresh one (a new connection is a new task). */
+  readonly taskId?: string;
+  readonly input?: Readable;
+  readonly output?: Writable;
+  readonly onError?: (error: Error) => void;
+}
+
+export interface StdioServing {
+  /** Settles when the client closed its end (stdin ended) or `close()` was called. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the runtime's current tools over stdio, to clients of both protocol eras (2025-11-25
+ * and 2026-07-28). The caller owns the runtime: close it after `closed` settles.
+ */
+export function serveMcpStdio(rt: Runtime, opts: StdioServeOptions = {}): StdioServing {
+  const listing = new ToolListing(rt.registry.current().map(entryOf));
+  const taskId = opts.taskId ?? newTaskId();
+  const input = opts.input ?? process.stdin;
+  const transport = new StdioServerTransport(input, opts.output ?? process.stdout);
+  const handle = serveStdio(() => createMcpServer(rt, listing, { taskId }, opts), {
+    transport,
+    ...(opts.onError ? { onerror: opts.onError } : {}),
+  });
+  let closing: Promise<void> | undefined;
+  let settle: () => void = () => {};
+  const closed = new Promise<void>((resolve) => (settle = resolve));
+  const onInputEnd = (): void => void close();
+  const close = (): Promise<void> =>
+    (closing ??= handle
+      .close()
+      .catch((e: unknown) => opts.onError?.(e instanceof Error ? e : new Error(String(e))))
+      .finally(() => {
+        input.off('end', onInputEnd);
+        input.off('close', onInputEnd);
+        settle();
+      }));
+  // The client closing its end is the end of the connection (and of its running calls).
+  input.once('end', onInputEnd);
+  input.once('close', onInputEnd);
+  return { closed, close };
+}
