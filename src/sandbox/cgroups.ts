@@ -1,6 +1,7 @@
 import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 
 /** cgroup v1 controllers Toolgate uses: pids caps processes, cpuacct and memory measure. */
 type Controller = 'pids' | 'cpuacct' | 'memory';
@@ -144,6 +145,15 @@ export class SandboxCgroups {
   /** `cgroup.procs` files the wrapper writes its pid to before it execs bubblewrap. */
   get procsFiles(): string[] {
     return Object.values(this.#dirs).map((d) => join(d, 'cgroup.procs'));
+  }
+
+  /**
+   * Moves a running process (the sandbox's init, held by bubblewrap's block fd) into every
+   * group. Asynchronous: a cgroup v1 migration waits for an RCU grace period (about 4 ms), which
+   * then overlaps bubblewrap's mount setup instead of preceding it.
+   */
+  async join(pid: number): Promise<void> {
+    await Promise.all(this.procsFiles.map((f) => writeFile(f, String(pid))));
   }
 
   /** Every process in the sandbox (pids, or any controller's group), by host pid. */

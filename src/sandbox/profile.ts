@@ -125,7 +125,7 @@ function homeSecrets(home: string): string[] {
  * what an earlier one showed, so secrets that contain the workspace are hidden before it is
  * bound, and every other secret location after it (the workspace may itself be a home).
  */
-export function bwrapArgs(p: SandboxProfile, infoFd: number): string[] {
+export function bwrapArgs(p: SandboxProfile, infoFd: number, blockFd: number | null = null): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   // /run holds host sockets (docker, dbus) that a read-only bind does not stop connect() to;
   // with the host network only the resolver's files come back.
@@ -139,6 +139,8 @@ export function bwrapArgs(p: SandboxProfile, infoFd: number): string[] {
   args.push('--chdir', p.cwd, '--unshare-all');
   if (p.network === 'host') args.push('--share-net');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'toolgate', '--info-fd', String(infoFd));
+  // bubblewrap sets everything up, then waits on this fd before it starts the command.
+  if (blockFd !== null) args.push('--block-fd', String(blockFd));
   return args;
 }
 

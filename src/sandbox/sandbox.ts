@@ -227,20 +227,22 @@ export class Sandbox {
     }
     const [cmd, ...rest] = argv as [string, ...string[]];
 
-    const cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + 2, this.#o.measure ?? true, user.uid === self.uid ? null : user) : null;
+    const cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + (level === 'bwrap' ? 1 : 0), this.#o.measure ?? true, user.uid === self.uid ? null : user) : null;
     const limitsInForce: LimitsInForce =
       cgroups?.capsPids || !h.cgroups.bases.pids
         ? inForce
         : { ...inForce, processes: { value: limits.processes, enforced_by: user.uid === 0 ? 'none' : 'rlimit', note: 'the pids cgroup could not be created for this run' } };
     try {
       // With a pids cgroup, RLIMIT_NPROC would only add its flaw: it counts the uid's other processes.
-      const script = wrapperScript(shell, limits, h.strayFds, { keepShlvl: 'SHLVL' in req.env, nproc: !cgroups?.capsPids });
-      const procs = cgroups?.procsFiles ?? [];
+      const script = wrapperScript(shell, limits, h.strayFds, { keepShlvl: 'SHLVL' in req.env, nproc: !cgroups?.capsPids, lastOwnFd: level === 'bwrap' ? 4 : 2 });
+      // Under bubblewrap the init joins while bubblewrap mounts (see SandboxCgroups.join); without
+      // it the wrapper joins before it execs the command.
+      const procs = level === 'process' ? (cgroups?.procsFiles ?? []) : [];
       const tail =
         level === 'bwrap'
           ? [
               h.bwrap as string,
-              ...bwrapArgs(profile, 3),
+              ...bwrapArgs(profile, 3, 4),
               // bash's `exec` re-exports SHLVL even after `unset`; only named variables may pass.
               ...('SHLVL' in req.env ? [] : ['--unsetenv', 'SHLVL']),
               '--',
@@ -268,6 +270,7 @@ export class Sandbox {
         openArtifact: req.openArtifact ?? null,
         onChunk: req.onChunk,
         onSpawn: req.onSpawn,
+        joinInit: level === 'bwrap' && cgroups ? (pid) => cgroups.join(pid) : null,
       });
       const cpu = cgroups?.cpuMs() ?? null;
       const peak = cgroups?.peakMemory() ?? null;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { ArtifactWriter } from '../registry/index.js';
 import { childrenOf, processStat, sendSignal, signalName } from './process-table.js';
 import { StreamCapture, type StreamName, type StreamSummary } from './stream-capture.js';
@@ -40,6 +40,11 @@ export interface SuperviseSpec {
   readonly signal: AbortSignal | undefined;
   readonly openArtifact: ((stream: StreamName) => ArtifactWriter) | null;
   readonly onChunk: ((c: OutputChunk) => void) | undefined;
+  /**
+   * bubblewrap only: bubblewrap waits on fd 4 until this resolves for its init (joining the
+   * cgroups); a rejection ends the run as spawn_failed.
+   */
+  readonly joinInit: ((pid: number) => Promise<void>) | null;
   /** Called right before the spawn, never when the call was cancelled first. */
   readonly onSpawn: (() => void) | undefined;
 }
@@ -106,6 +111,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
   let idleTimer: NodeJS.Timeout | undefined;
   let lastOutput = performance.now();
   let seq = 0;
+  let joinFailed: string | null = null;
 
   const killHard = (): void => {
     if (init) sendSignal(init.pid, 'SIGKILL');
@@ -142,7 +148,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
         cwd: spec.cwd,
         env: { ...spec.env },
         ...(spec.user ? { uid: spec.user.uid, gid: spec.user.gid } : {}),
-        stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', spec.mode === 'bwrap' ? 'pipe' : 'ignore'],
+        stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(spec.mode === 'bwrap' ? (['pipe', 'pipe'] as const) : (['ignore'] as const))],
         // Without bubblewrap the process group is what teardown kills. Under it the namespace is,
         // and a setsid here costs ~4 ms per spawn (measured in bench/exec).
         detached: spec.mode === 'process',
@@ -178,6 +184,19 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
     }
     const streamsClosed = Promise.all([closed(proc.stdout), closed(proc.stderr)]);
 
+    // Lets bubblewrap start the command once its init is in the cgroups.
+    const release = (pid: number): void => {
+      const block = proc.stdio[4] as Writable | null;
+      block?.on('error', () => {}); // bubblewrap already gone
+      const go = (): void => {
+        if (stopReason === null) block?.end('x');
+      };
+      if (!spec.joinInit) return go();
+      spec.joinInit(pid).then(go, (e: unknown) => {
+        joinFailed = `the sandbox could not join its cgroups: ${(e as Error).message}`;
+        killHard();
+      });
+    };
     if (spec.mode === 'bwrap') {
       let info = '';
       const infoStream = proc.stdio[3] as Readable | null;
@@ -190,6 +209,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
           if (typeof pid === 'number' && stat) {
             init = { pid, start: stat.start };
             if (stopReason !== null) terminate();
+            else release(pid);
           }
         } catch {
           // not the whole document yet
@@ -227,7 +247,8 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
       proc.stderr?.destroy();
     }
     await waitUntilEmpty(init, () => spec.cgroups?.members() ?? [], killHard, notes);
-    const setupFailed = exit.error !== null || (spec.mode === 'bwrap' && init === null && exit.code === SETUP_FAILED);
+    if (joinFailed) notes.push(joinFailed);
+    const setupFailed = exit.error !== null || joinFailed !== null || (spec.mode === 'bwrap' && init === null && exit.code === SETUP_FAILED);
     return finish(exit.code, exit.signal, setupFailed, stopReason === null ? leftovers : 0);
   } finally {
     clearTimeout(graceTimer);

@@ -84,7 +84,12 @@ export function hardLimits(): Partial<Record<'cpu' | 'as' | 'fsize' | 'nofile' |
  * the bubblewrap command line. Exit 125 before bubblewrap starts means the sandbox could not
  * be set up (no info from bubblewrap tells the supervisor the same).
  */
-export function wrapperScript(shell: WrapperShell, limits: ResourceLimits, strayFds: readonly number[], o: { keepShlvl: boolean; nproc: boolean }): string {
+export function wrapperScript(
+  shell: WrapperShell,
+  limits: ResourceLimits,
+  strayFds: readonly number[],
+  o: { keepShlvl: boolean; nproc: boolean; /** Highest fd that is the supervisor's own pipe. */ lastOwnFd: number },
+): string {
   const lines = [
     // bash exports SHLVL on its own; only named variables may reach the command.
     ...(o.keepShlvl ? [] : ['unset SHLVL']),
@@ -96,7 +101,7 @@ export function wrapperScript(shell: WrapperShell, limits: ResourceLimits, stray
     `ulimit -n ${limits.open_files} || exit 125`,
     ...(o.nproc ? [`ulimit ${shell.nprocFlag} ${limits.processes} || exit 125`] : []),
   ];
-  const closable = strayFds.filter((fd) => fd <= 9 || shell.closesHighFds);
+  const closable = strayFds.filter((fd) => fd > o.lastOwnFd && (fd <= 9 || shell.closesHighFds));
   if (closable.length > 0) lines.push(`exec ${closable.map((fd) => `${fd}>&-`).join(' ')}`);
   lines.push('exec "$@"');
   return lines.join('\n');
