@@ -20,15 +20,6 @@ export function isGone(pid: number, start: string): boolean {
   return s === null || s.start !== start || s.state === 'Z' || s.state === 'X';
 }
 
-/** Direct children of a single-threaded process, by host pid. */
-export function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
 /** Sends a signal, ignoring a target that is already gone. */
 export function sendSignal(target: number, signal: NodeJS.Signals): void {
   try {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { ArtifactWriter } from '../registry/index.js';
-import { childrenOf, processStat, sendSignal, signalName } from './process-table.js';
+import { processStat, sendSignal, signalName } from './process-table.js';
 import { StreamCapture, type StreamName, type StreamSummary } from './stream-capture.js';
 import type { SandboxCgroups } from './cgroups.js';
 import { settlesWithin, waitUntilEmpty } from './teardown.js';
@@ -123,7 +123,10 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
     if (spec.mode === 'bwrap') {
       // Before bubblewrap reports its init there is no command yet to be gentle with.
       if (!init) return killHard();
-      for (const pid of childrenOf(init.pid)) sendSignal(-pid, 'SIGTERM');
+      // --new-session makes the init a session and group leader, and the command is forked
+      // into its group: this reaches the command and every descendant that kept the group.
+      // The init itself ignores it (a namespace init only gets signals it handles).
+      sendSignal(-init.pid, 'SIGTERM');
     } else if (child?.pid !== undefined) sendSignal(-child.pid, 'SIGTERM');
     graceTimer = setTimeout(killHard, spec.graceMs);
   };

@@ -150,3 +150,26 @@ test('a fork bomb is capped by the pids cgroup and ended with nothing left', asy
     ws.remove();
   }
 });
+
+test('cancel asks first: SIGTERM reaches the command, whose handler runs, long before the grace period ends', async () => {
+  const ws = tempWorkspace();
+  try {
+    const ac = new AbortController();
+    const run = new Sandbox({ workspace: ws.dir, graceMs: 5_000 }).run({
+      argv: ['sh', '-c', 'trap "echo cleaned up; exit 7" TERM; echo ready; sleep 100 & wait'],
+      cwd: ws.dir,
+      env: { ...BASE_ENV },
+      timeoutMs: 30_000,
+      signal: ac.signal,
+      onChunk: () => ac.abort(),
+    });
+    const t0 = performance.now();
+    const r = await run;
+    assert.equal(r.reason, 'cancelled');
+    assert.equal(r.stdout.preview, 'ready\ncleaned up\n');
+    assert.equal(r.exit_code, 7);
+    assert.ok(performance.now() - t0 < 4_000, 'ended by its own handler, not by the SIGKILL after the grace');
+  } finally {
+    ws.remove();
+  }
+});
