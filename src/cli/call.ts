@@ -21,7 +21,8 @@ Options:
   --logical-effect-id ID  logical effect id
   --deadline-ms N         deadline, N ms from now (covers queueing and execution)
   --workspace DIR         workspace root (default: current directory)
-  --state-dir DIR         state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)`,
+  --state-dir DIR         state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)
+  --config FILE           configuration (default: toolgate.config.json in the workspace, if any)`,
   async run(argv, io) {
     const { values, positionals } = parse(argv, {
       ...RUNTIME_OPTIONS,

@@ -6,10 +6,11 @@ import { receiptsCommand } from './receipts.js';
 import { reconcileCommand } from './reconcile.js';
 import { registryCommand } from './registry.js';
 import { undoCommand } from './undo.js';
+import { serveCommand } from './serve.js';
 import { UsageError, type Command, type Io } from './usage.js';
 
 /** The one list of commands. */
-export const COMMANDS: readonly Command[] = [callCommand, receiptsCommand, auditCommand, reconcileCommand, registryCommand, undoCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, callCommand, receiptsCommand, auditCommand, reconcileCommand, registryCommand, undoCommand];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

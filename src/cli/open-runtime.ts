@@ -1,10 +1,29 @@
 import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/index.js';
+import { configPath, loadConfig, type LoadedConfig } from './config.js';
 
-/** Opens a runtime for a command: workspace defaults to the current directory. */
-export function openRuntime(values: { workspace?: string | undefined; 'state-dir'?: string | undefined }, extra: Partial<RuntimeOptions> = {}): Runtime {
-  return createRuntime({
-    workspace: values.workspace ?? process.cwd(),
-    ...(values['state-dir'] !== undefined ? { stateDir: values['state-dir'] } : {}),
-    ...extra,
-  });
+export interface RuntimeFlags {
+  readonly workspace?: string | undefined;
+  readonly 'state-dir'?: string | undefined;
+  readonly config?: string | undefined;
+}
+
+/** Runtime options from the configuration file, with the command-line flags taking precedence. */
+export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = loadConfig(values.config, values.workspace)): RuntimeOptions {
+  const c = loaded.config;
+  const stateDir = values['state-dir'] ?? configPath(loaded, c.state_dir);
+  return {
+    workspace: values.workspace ?? configPath(loaded, c.workspace) ?? process.cwd(),
+    ...(stateDir !== undefined ? { stateDir } : {}),
+    ...(c.durability ? { durability: c.durability } : {}),
+    ...(c.secret_patterns ? { secretPatterns: c.secret_patterns } : {}),
+    ...(c.limits?.concurrency !== undefined ? { concurrency: c.limits.concurrency } : {}),
+    ...(c.limits?.default_deadline_ms !== undefined ? { defaultDeadlineMs: c.limits.default_deadline_ms } : {}),
+    ...(c.limits?.abort_grace_ms !== undefined ? { abortGraceMs: c.limits.abort_grace_ms } : {}),
+    ...(c.limits?.inline_result_bytes !== undefined ? { inlineResultBytes: c.limits.inline_result_bytes } : {}),
+  };
+}
+
+/** Opens a runtime for a command: flags, then toolgate.config.json, then defaults. */
+export function openRuntime(values: RuntimeFlags, extra: Partial<RuntimeOptions> = {}): Runtime {
+  return createRuntime({ ...runtimeOptions(values), ...extra });
 }

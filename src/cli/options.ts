@@ -7,6 +7,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 export const RUNTIME_OPTIONS = {
   workspace: { type: 'string' },
   'state-dir': { type: 'string' },
+  config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;
 

@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { Registry } from '../registry/index.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { diffManifests, formatDiff, parseManifest, Registry, type Manifest } from '../registry/index.js';
 import { builtinTools } from '../tools/index.js';
 import { parse } from './options.js';
 import { UsageError, type Command } from './usage.js';
@@ -25,6 +25,20 @@ diff classifies each change as compatible or breaking; exit 1 when any change is
       if (values.out) writeFileSync(values.out, text);
       else io.out(text.trimEnd());
       return 0;
+    }
+    if (verb === 'diff') {
+      const [oldPath, newPath, ...extra] = rest;
+      if (oldPath === undefined || newPath === undefined || extra.length > 0) throw new UsageError('registry diff OLD.json NEW.json');
+      const load = (p: string): Manifest => {
+        try {
+          return parseManifest(JSON.parse(readFileSync(p, 'utf8')));
+        } catch (e) {
+          throw new UsageError(`${p}: ${(e as Error).message}`);
+        }
+      };
+      const diff = diffManifests(load(oldPath), load(newPath));
+      io.out(values.json ? JSON.stringify(diff, null, 2) : formatDiff(diff));
+      return diff.breaking ? 1 : 0;
     }
     throw new UsageError('registry export | registry diff OLD NEW');
   },

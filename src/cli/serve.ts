@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { serveMcpHttp, serveMcpStdio } from '../server/index.js';
 import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
-import { openRuntime } from './open-runtime.js';
+import { runtimeOptions } from './open-runtime.js';
+import { configPath, loadConfig } from './config.js';
+import { createRuntime } from '../runtime/index.js';
 import { UsageError, type Command } from './usage.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -41,7 +43,9 @@ are in the result's _meta.
   --token-file FILE  require "Authorization: Bearer <the file's content>" on every request
   --task ID          task of the calls (stdio: this connection; HTTP: 2026-07-28 requests)
   --workspace DIR    workspace root (default: current directory)
-  --state-dir DIR    state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)`,
+  --state-dir DIR    state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)
+  --config FILE      configuration (default: toolgate.config.json in the workspace, if any);
+                     flags override it`,
   async run(argv, io) {
     const { values, positionals } = parse(argv, {
       ...RUNTIME_OPTIONS,
@@ -60,12 +64,14 @@ are in the result's _meta.
     if (values.stdio && (values.host !== undefined || values['token-file'] !== undefined)) throw new UsageError('--host and --token-file go with --http');
     const port = intOption(values.http, 'http');
     if (port !== undefined && port > 65535) throw new UsageError('--http takes a port number (0-65535)');
+    const loaded = loadConfig(values.config, values.workspace);
+    const tokenFile = values['token-file'] ?? (port !== undefined ? configPath(loaded, loaded.config.serve?.token_file) : undefined);
     let token: string | undefined;
-    if (values['token-file'] !== undefined) {
-      token = readFileSync(values['token-file'], 'utf8').trim();
+    if (tokenFile !== undefined) {
+      token = readFileSync(tokenFile, 'utf8').trim();
       if (token === '') throw new UsageError('--token-file: the file is empty');
     }
-    const rt = openRuntime(values);
+    const rt = createRuntime(runtimeOptions(values, loaded));
     const onError = (e: Error): void => io.err(`toolgate serve: ${e.message}`);
     try {
       if (port === undefined) {
@@ -74,7 +80,7 @@ are in the result's _meta.
         await serving.closed;
         return 0;
       }
-      const host = values.host ?? '127.0.0.1';
+      const host = values.host ?? loaded.config.serve?.host ?? '127.0.0.1';
       const serving = await serveMcpHttp(rt, {
         port,
         host,

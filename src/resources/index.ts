@@ -1,7 +1,7 @@
 export { Workspace, type OpenedLeaf } from './paths/workspace.js';
 export { walkBeneath, procPath, kindOf, MAX_LINK_HOPS, type ResolvedPath, type Identity, type EntryKind, type WalkOptions } from './paths/open-beneath.js';
 export { lexicalComponents, joinComponents, MAX_PATH_BYTES } from './paths/lexical.js';
-export { PathClassifier, DEFAULT_SECRET_PATTERNS, DEFAULT_PROTECTED_DIRS, type PathClass } from './paths/classify.js';
+export { PathClassifier, DEFAULT_SECRET_PATTERNS, DEFAULT_PROTECTED_DIRS, DEFAULT_PROTECTED_FILES, type PathClass } from './paths/classify.js';
 export {
   leafStateOf,
   sameLeafState,

@@ -2,10 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { tempDirs } from '../support/fixtures.js';
+import { digestOf } from '../../src/protocol/index.js';
 
 const BIN = join(process.cwd(), 'dist/src/cli/main.js');
 
@@ -105,6 +106,35 @@ test('--help works for every command', () => {
       assert.match(r.out, new RegExp(`toolgate ${c}`));
     }
     assert.equal(run(['--help'], d.workspace).code, 0);
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('toolgate registry diff exits 0 for compatible changes and 1 naming a breaking one', () => {
+  const d = tempDirs();
+  try {
+    const exported = run(['registry', 'export', '--out', join(d.base, 'old.json')], d.workspace);
+    assert.equal(exported.code, 0);
+    const old = JSON.parse(readFileSync(join(d.base, 'old.json'), 'utf8')) as { tools: { name: string; effect_class: string; description: string }[] };
+    const write = (name: string, tools: typeof old.tools): string => {
+      const path = join(d.base, name);
+      writeFileSync(path, JSON.stringify({ format: 'toolgate.registry.v1', revision: digestOf(tools), tools }));
+      return path;
+    };
+    const same = run(['registry', 'diff', join(d.base, 'old.json'), write('same.json', old.tools)], d.workspace);
+    assert.equal(same.code, 0, same.out + same.err);
+    const reworded = old.tools.map((t) => (t.name === 'fs.read' ? { ...t, description: t.description + ' (reworded)' } : t));
+    assert.equal(run(['registry', 'diff', join(d.base, 'old.json'), write('reworded.json', reworded)], d.workspace).code, 0);
+    const widened = old.tools.map((t) => (t.name === 'fs.read' ? { ...t, effect_class: 'write' } : t));
+    const breaking = run(['registry', 'diff', '--json', join(d.base, 'old.json'), write('widened.json', widened)], d.workspace);
+    assert.equal(breaking.code, 1);
+    const diff = JSON.parse(breaking.out) as { breaking: boolean; changes: { tool: string; severity: string }[] };
+    assert.equal(diff.breaking, true);
+    assert.ok(diff.changes.some((c) => c.tool === 'fs.read' && c.severity === 'breaking'));
+    writeFileSync(join(d.base, 'forged.json'), JSON.stringify({ format: 'toolgate.registry.v1', revision: digestOf(old.tools), tools: widened }));
+    const forged = run(['registry', 'diff', join(d.base, 'old.json'), join(d.base, 'forged.json')], d.workspace);
+    assert.equal(forged.code, 2, 'a manifest whose revision does not match its content is refused');
   } finally {
     d.cleanup();
   }

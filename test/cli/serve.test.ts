@@ -1,5 +1,4 @@
-// `toolgate serve` as a real child process (test/support/serve-main.ts runs the command until
-// the lead registers it), driven by the v2 SDK client.
+// `toolgate serve` as a real child process (the built bin), driven by the v2 SDK client.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -12,7 +11,7 @@ import { UsageError } from '../../src/cli/usage.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { tempDirs } from '../support/fixtures.js';
 
-const MAIN = join(import.meta.dirname, '../support/serve-main.ts');
+const BIN = join(import.meta.dirname, '../../dist/src/cli/main.js');
 const io = { out: () => {}, err: () => {} };
 
 function alive(pid: number): boolean {
@@ -49,7 +48,7 @@ describe('toolgate serve', () => {
       writeFileSync(join(d.workspace, 'a.txt'), 'hello\n');
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: ['--import', 'tsx', MAIN, '--stdio', '--workspace', d.workspace, '--state-dir', d.state, '--task', 'serve-stdio'],
+        args: [BIN, 'serve', '--stdio', '--workspace', d.workspace, '--state-dir', d.state, '--task', 'serve-stdio'],
         stderr: 'inherit',
       });
       const client = new Client({ name: 'serve-test', version: '1.0.0' });
@@ -73,7 +72,7 @@ describe('toolgate serve', () => {
       writeFileSync(tokenFile, 'sekret-42\n');
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', MAIN, '--http', '0', '--token-file', tokenFile, '--workspace', d.workspace, '--state-dir', d.state, '--task', 'serve-http'],
+        [BIN, 'serve', '--http', '0', '--token-file', tokenFile, '--workspace', d.workspace, '--state-dir', d.state, '--task', 'serve-http'],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stderr = '';

@@ -23,6 +23,12 @@ export const DEFAULT_SECRET_PATTERNS: readonly string[] = [
 /** Directory names whose contents are protected from writes at any depth (hooks and config run code). */
 export const DEFAULT_PROTECTED_DIRS: readonly string[] = ['.git'];
 
+/**
+ * Workspace-relative files that configure Toolgate itself: an agent that could write them would
+ * choose its own grant at the next start.
+ */
+export const DEFAULT_PROTECTED_FILES: readonly string[] = ['toolgate.config.json'];
+
 export type PathClass = 'secret' | 'protected' | 'ordinary';
 
 function globToRegExp(glob: string): RegExp {
@@ -53,7 +59,7 @@ export class PathClassifier {
   /** `secret` for secret files and anything inside a secret directory; `protected` in or under a `.git` at any depth. */
   classify(path: string): PathClass {
     const parts = path.split('/');
-    if (parts.some((p) => this.#protected.has(p))) return 'protected';
+    if (parts.some((p) => this.#protected.has(p)) || DEFAULT_PROTECTED_FILES.includes(path)) return 'protected';
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i] as string;
       if (i < parts.length - 1 && this.#dirs.includes(part)) return 'secret';

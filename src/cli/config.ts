@@ -1,0 +1,66 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { faultsOf } from '../protocol/index.js';
+import { UsageError } from './usage.js';
+
+export const CONFIG_FILE = 'toolgate.config.json';
+
+/** `toolgate.config.json`: schemas/config.schema.json is generated from this. Paths are relative to the file. */
+export const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  workspace: z.string().min(1).optional().describe('Workspace root'),
+  state_dir: z.string().min(1).optional().describe('State dir (receipts, effects, artifacts); outside the workspace'),
+  durability: z.enum(['normal', 'full']).optional().describe('normal: survives a process crash; full: fsync at every commit'),
+  secret_patterns: z.array(z.string().min(1)).optional().describe('Secret path patterns added to the built-in list'),
+  limits: z
+    .strictObject({
+      concurrency: z.number().int().min(1).max(1024).optional(),
+      default_deadline_ms: z.number().int().min(1).optional(),
+      abort_grace_ms: z.number().int().min(0).optional(),
+      inline_result_bytes: z.number().int().min(1024).optional(),
+    })
+    .optional(),
+  serve: z
+    .strictObject({
+      host: z.string().min(1).optional(),
+      token_file: z.string().min(1).optional(),
+    })
+    .optional(),
+});
+export type Config = z.infer<typeof configSchema>;
+
+export interface LoadedConfig {
+  readonly path: string | null;
+  readonly config: Config;
+}
+
+/**
+ * Reads `--config FILE`, or else `toolgate.config.json` in the workspace given by the flags
+ * (or the current directory) when there is one. Errors name the file and the JSON pointer.
+ */
+export function loadConfig(explicit: string | undefined, workspaceFlag: string | undefined): LoadedConfig {
+  const path = explicit ?? join(workspaceFlag ?? process.cwd(), CONFIG_FILE);
+  if (!existsSync(path)) {
+    if (explicit !== undefined) throw new UsageError(`--config ${explicit}: no such file`);
+    return { path: null, config: {} };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`${path}: not JSON: ${(e as Error).message}`);
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const faults = faultsOf(parsed.error).map((f) => `${f.pointer || '/'}: ${f.message}`);
+    throw new UsageError(`${path}: invalid configuration:\n  ${faults.join('\n  ')}`);
+  }
+  return { path: resolve(path), config: parsed.data };
+}
+
+/** A path from the config file, relative to the file's folder. */
+export function configPath(loaded: LoadedConfig, value: string | undefined): string | undefined {
+  if (value === undefined || loaded.path === null) return value;
+  return isAbsolute(value) ? value : resolve(dirname(loaded.path), value);
+}

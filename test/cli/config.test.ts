@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { configSchema } from '../../src/cli/config.js';
+import { tempDirs, envelope, testRuntime } from '../support/fixtures.js';
+
+const BIN = join(process.cwd(), 'dist/src/cli/main.js');
+
+function run(args: string[], cwd: string): { code: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+test('the published JSON Schema is the one the loader enforces', () => {
+  const published = JSON.parse(readFileSync('schemas/config.schema.json', 'utf8')) as Record<string, unknown>;
+  const generated = z.toJSONSchema(configSchema, { io: 'input' }) as Record<string, unknown>;
+  assert.deepEqual(published['properties'], generated['properties']);
+  assert.equal(published['additionalProperties'], false);
+});
+
+test('toolgate.config.json in the workspace sets the state dir; a flag overrides it', () => {
+  const d = tempDirs();
+  try {
+    writeFileSync(join(d.workspace, 'a.txt'), 'a\n');
+    writeFileSync(join(d.workspace, 'toolgate.config.json'), JSON.stringify({ state_dir: '../from-config', limits: { concurrency: 2 } }));
+    assert.equal(run(['call', 'fs.read', '--args', '{"path":"a.txt"}'], d.workspace).code, 0);
+    assert.ok(existsSync(join(d.base, 'from-config', 'toolgate.db')), 'state dir from the config, relative to the file');
+    assert.equal(run(['call', 'fs.read', '--args', '{"path":"a.txt"}', '--state-dir', d.state], d.workspace).code, 0);
+    assert.ok(existsSync(join(d.state, 'toolgate.db')), 'the flag wins');
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('an invalid configuration is a usage error naming the file and the pointer', () => {
+  const d = tempDirs();
+  try {
+    writeFileSync(join(d.workspace, 'toolgate.config.json'), JSON.stringify({ limits: { concurrency: 0, surprise: true } }));
+    const r = run(['call', 'fs.read', '--args', '{"path":"a.txt"}', '--state-dir', d.state], d.workspace);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /toolgate\.config\.json: invalid configuration/);
+    assert.match(r.err, /\/limits\/concurrency/);
+    assert.match(r.err, /\/limits\/surprise: unknown field/);
+    const missing = run(['call', 'fs.read', '--config', join(d.base, 'nope.json'), '--state-dir', d.state], d.workspace);
+    assert.equal(missing.code, 2);
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('an agent cannot rewrite toolgate.config.json through the tools', async () => {
+  const { rt, workspace, done } = testRuntime();
+  try {
+    writeFileSync(join(workspace, 'toolgate.config.json'), '{}');
+    const r = await rt.call(envelope('fs.write', { path: 'toolgate.config.json', content: '{"state_dir":"/tmp/x"}', mode: 'create_or_replace' }));
+    assert.equal(r.status, 'denied');
+    assert.equal(r.error?.code, 'policy_denied');
+    assert.equal(readFileSync(join(workspace, 'toolgate.config.json'), 'utf8'), '{}');
+  } finally {
+    await done();
+  }
+});
