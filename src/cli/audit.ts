@@ -1,5 +1,5 @@
 import { parse, RUNTIME_OPTIONS } from './options.js';
-import { openRuntime } from './open-runtime.js';
+import { openRuntimeWithPolicy } from './policy-files.js';
 import { UsageError, type Command } from './usage.js';
 import type { TaskId } from '../protocol/index.js';
 
@@ -17,7 +17,7 @@ first broken link of each task. Exit 0 when every chain holds, 1 otherwise.`,
       return 0;
     }
     if (positionals[0] !== 'verify' || positionals.length > 1) throw new UsageError('audit verify [--task ID]');
-    const rt = openRuntime(values);
+    const rt = openRuntimeWithPolicy(values);
     try {
       const report = rt.store.verifyChain(values.task as TaskId | undefined);
       if (values.json) io.out(JSON.stringify(report, null, 2));

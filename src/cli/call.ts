@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { newTaskId, PROTOCOL_VERSION } from '../protocol/index.js';
 import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
-import { openRuntime } from './open-runtime.js';
 import { UsageError, type Command } from './usage.js';
+import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS } from './policy-files.js';
 
 export const callCommand: Command = {
   name: 'call',
@@ -20,6 +20,9 @@ Options:
   --idempotency-key K     key of the logical effect; a repeat returns the stored receipt
   --logical-effect-id ID  logical effect id
   --deadline-ms N         deadline, N ms from now (covers queueing and execution)
+${policyHelp(26)}
+                          A refused call exits 1 with error.code policy_denied,
+                          approval_required, repeated_denial or budget_exhausted.
   --workspace DIR         workspace root (default: current directory)
   --state-dir DIR         state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)
   --config FILE           configuration (default: toolgate.config.json in the workspace, if any)`,
@@ -32,6 +35,7 @@ Options:
       'idempotency-key': { type: 'string' },
       'logical-effect-id': { type: 'string' },
       'deadline-ms': { type: 'string' },
+      ...POLICY_OPTIONS,
     });
     if (values.help) {
       io.out(this.help);
@@ -69,7 +73,7 @@ Options:
         ...(deadlineMs !== undefined ? { deadline: new Date(Date.now() + deadlineMs).toISOString() } : {}),
       };
     }
-    const rt = openRuntime(values);
+    const rt = openRuntimeWithPolicy(values);
     const controller = new AbortController();
     const onSignal = (): void => controller.abort();
     process.once('SIGINT', onSignal);

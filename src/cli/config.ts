@@ -11,6 +11,8 @@ export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   workspace: z.string().min(1).optional().describe('Workspace root'),
   state_dir: z.string().min(1).optional().describe('State dir (receipts, effects, artifacts); outside the workspace'),
+  grant: z.string().min(1).optional().describe('Grant file issued to each new task (schemas/grant.schema.json); keep it outside the workspace'),
+  policies: z.array(z.string().min(1)).min(1).optional().describe('Cedar policy files (default: policies/default.cedar); keep them outside the workspace'),
   durability: z.enum(['normal', 'full']).optional().describe('normal: survives a process crash; full: fsync at every commit'),
   secret_patterns: z.array(z.string().min(1)).optional().describe('Secret path patterns added to the built-in list'),
   limits: z

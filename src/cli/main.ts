@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ToolgateError } from '../protocol/index.js';
+import { approvalsCommand, approveCommand, denyCommand } from './approvals.js';
 import { auditCommand } from './audit.js';
 import { callCommand } from './call.js';
 import { receiptsCommand } from './receipts.js';
@@ -10,7 +11,7 @@ import { serveCommand } from './serve.js';
 import { UsageError, type Command, type Io } from './usage.js';
 
 /** The one list of commands. */
-export const COMMANDS: readonly Command[] = [serveCommand, callCommand, receiptsCommand, auditCommand, reconcileCommand, registryCommand, undoCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, callCommand, receiptsCommand, approvalsCommand, approveCommand, denyCommand, auditCommand, reconcileCommand, registryCommand, undoCommand];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

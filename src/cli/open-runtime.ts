@@ -1,4 +1,4 @@
-import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/index.js';
+import type { RuntimeOptions } from '../runtime/index.js';
 import { configPath, loadConfig, type LoadedConfig } from './config.js';
 
 export interface RuntimeFlags {
@@ -21,9 +21,4 @@ export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = load
     ...(c.limits?.abort_grace_ms !== undefined ? { abortGraceMs: c.limits.abort_grace_ms } : {}),
     ...(c.limits?.inline_result_bytes !== undefined ? { inlineResultBytes: c.limits.inline_result_bytes } : {}),
   };
-}
-
-/** Opens a runtime for a command: flags, then toolgate.config.json, then defaults. */
-export function openRuntime(values: RuntimeFlags, extra: Partial<RuntimeOptions> = {}): Runtime {
-  return createRuntime({ ...runtimeOptions(values), ...extra });
 }

@@ -1,5 +1,5 @@
 import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
-import { openRuntime } from './open-runtime.js';
+import { openRuntimeWithPolicy } from './policy-files.js';
 import { UsageError, type Command } from './usage.js';
 import type { TaskId } from '../protocol/index.js';
 
@@ -19,7 +19,7 @@ Options: --workspace DIR, --state-dir DIR (as for call)`,
     const [verb, id, ...rest] = positionals;
     if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
     if (verb !== 'list' && verb !== 'show') throw new UsageError('receipts list | receipts show ID');
-    const rt = openRuntime(values);
+    const rt = openRuntimeWithPolicy(values);
     try {
       if (verb === 'show') {
         if (id === undefined) throw new UsageError('receipts show RECEIPT_ID');

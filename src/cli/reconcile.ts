@@ -1,5 +1,5 @@
 import { parse, RUNTIME_OPTIONS } from './options.js';
-import { openRuntime } from './open-runtime.js';
+import { openRuntimeWithPolicy } from './policy-files.js';
 import type { Command } from './usage.js';
 
 export const reconcileCommand: Command = {
@@ -16,7 +16,7 @@ effect stays unsettled.`,
       io.out(this.help);
       return 0;
     }
-    const rt = openRuntime(values);
+    const rt = openRuntimeWithPolicy(values);
     try {
       if (values.list) {
         const list = rt.listAmbiguous();

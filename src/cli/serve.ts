@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { serveMcpHttp, serveMcpStdio } from '../server/index.js';
 import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
-import { runtimeOptions } from './open-runtime.js';
 import { configPath, loadConfig } from './config.js';
-import { createRuntime } from '../runtime/index.js';
+import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS } from './policy-files.js';
 import { UsageError, type Command } from './usage.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -42,6 +41,7 @@ are in the result's _meta.
                      other machines: use --token-file)
   --token-file FILE  require "Authorization: Bearer <the file's content>" on every request
   --task ID          task of the calls (stdio: this connection; HTTP: 2026-07-28 requests)
+${policyHelp(21)}
   --workspace DIR    workspace root (default: current directory)
   --state-dir DIR    state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)
   --config FILE      configuration (default: toolgate.config.json in the workspace, if any);
@@ -54,6 +54,7 @@ are in the result's _meta.
       host: { type: 'string' },
       'token-file': { type: 'string' },
       task: { type: 'string' },
+      ...POLICY_OPTIONS,
     });
     if (values.help) {
       io.out(this.help);
@@ -71,7 +72,7 @@ are in the result's _meta.
       token = readFileSync(tokenFile, 'utf8').trim();
       if (token === '') throw new UsageError('--token-file: the file is empty');
     }
-    const rt = createRuntime(runtimeOptions(values, loaded));
+    const rt = openRuntimeWithPolicy(values, {}, loaded);
     const onError = (e: Error): void => io.err(`toolgate serve: ${e.message}`);
     try {
       if (port === undefined) {

@@ -1,6 +1,6 @@
 import { newTaskId, PROTOCOL_VERSION } from '../protocol/index.js';
 import { parse, RUNTIME_OPTIONS } from './options.js';
-import { openRuntime } from './open-runtime.js';
+import { openRuntimeWithPolicy } from './policy-files.js';
 import { UsageError, type Command } from './usage.js';
 
 export const undoCommand: Command = {
@@ -25,7 +25,7 @@ Options:
     const [id, ...rest] = positionals;
     if (id === undefined) throw new UsageError('name the receipt: toolgate undo RECEIPT_ID');
     if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
-    const rt = openRuntime(values);
+    const rt = openRuntimeWithPolicy(values);
     try {
       const receipt = await rt.call({ protocol_version: PROTOCOL_VERSION, task_id: values.task ?? newTaskId(), tool: 'fs.undo', arguments: { receipt_id: id } });
       io.out(JSON.stringify(receipt, null, 2));

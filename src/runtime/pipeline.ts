@@ -8,7 +8,9 @@ import { HmacTokenCodec } from './tokens.js';
 import { parseStage, taskOf } from './stages/parse.js';
 import { validateStage } from './stages/validate.js';
 import { normalizeStage } from './stages/normalize.js';
-import { enforceDecision } from './stages/authorize.js';
+import { authorizeStage, enforceDecision } from './stages/authorize.js';
+import { estimateOf, usageOf } from './stages/budget.js';
+import type { BudgetReservation } from '../policy/index.js';
 import { claimStage, effectKeyOf } from './stages/claim.js';
 import { executeStage, type Executed } from './stages/execute.js';
 import { redactStage } from './stages/redact.js';
@@ -41,6 +43,8 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
   let scope: CallScope | null = null;
   let release: (() => void) | null = null;
   let running: { task: TaskId; scope: CallScope } | null = null;
+  let reservation: BudgetReservation | null = null;
+  let executedMs = 0;
   try {
     // parse
     const env = parseStage(input);
@@ -66,8 +70,15 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
     draft.normalized_action = action;
 
     // authorize
-    draft.decision = parts.authorizer.authorize(action);
-    enforceDecision(draft.decision);
+    const decision = authorizeStage(parts.policy, action, {
+      task_id: env.task_id,
+      attempt_id: draft.attempt_id,
+      now: Date.now(),
+      revision: () => `r${parts.store.currentRevision()}`,
+      ...(parts.environment !== undefined ? { environment: parts.environment } : {}),
+    });
+    draft.decision = decision;
+    enforceDecision(decision);
 
     // admit: the deadline is absolute and covers the queue; a retry keeps the first deadline
     const key = effectKeyOf(env);
@@ -84,6 +95,8 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
     if (scope.signal.aborted && scope.kind === 'deadline') {
       throw new ToolgateError('deadline_expired', 'the deadline passed before the call was admitted', { deadline: new Date(deadline).toISOString(), phase: 'admission' });
     }
+    // budgets: reserved now, settled with the actual usage once the call has run
+    reservation = parts.policy.admit(env.task_id, Date.now(), { estimate: estimateOf(action), expires_at: deadline });
     release = await parts.admission.acquire(scope.signal);
     draft.queued_ms = Date.now() - arrived;
 
@@ -122,7 +135,9 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
         sent = true;
       },
     };
+    const startedAt = performance.now();
     executed = await executeStage(tool, ctx, scope, () => sent, parts.abortGraceMs);
+    executedMs = performance.now() - startedAt;
     draft.status = executed.status;
     draft.result = executed.result;
     draft.error = executed.error;
@@ -136,6 +151,10 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
     draft.status = statusOf(err.code);
     draft.error = err.toBody();
   } finally {
+    if (reservation) {
+      if (executed && draft.normalized_action) parts.policy.settle(reservation, usageOf(draft.normalized_action, executed, executedMs));
+      else parts.policy.release(reservation);
+    }
     release?.();
     scope?.dispose();
     if (running) {

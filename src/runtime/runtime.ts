@@ -12,8 +12,8 @@ import {
 } from '../protocol/index.js';
 import { Registry, type AnyTool, type ReceiptLookup } from '../registry/index.js';
 import { Workspace } from '../resources/index.js';
-import { GrantAuthorizer, DEFAULT_GRANT, type TaskGrant } from '../policy/index.js';
-import { SqliteStore, type EffectRecord, type MigrationSet } from '../store/index.js';
+import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
+import { POLICY_MIGRATIONS, SqliteStore, sqlitePolicyStores, type EffectRecord, type MigrationSet } from '../store/index.js';
 import { ArtifactStore } from '../artifacts/index.js';
 import { builtinTools } from '../tools/index.js';
 import { Admission } from './admission.js';
@@ -21,7 +21,6 @@ import type { CallScope } from './call-scope.js';
 import { prepareStateDir } from './state-dir.js';
 import { loadTokenKey } from './tokens.js';
 import { Resolver } from './stages/resolve.js';
-import type { Authorizer } from './stages/authorize.js';
 import { runPipeline } from './pipeline.js';
 import { reconcileEffects, type ReconcileReport } from './reconcile.js';
 
@@ -32,10 +31,16 @@ export interface RuntimeOptions {
   readonly stateDir?: string;
   /** Tool definitions; default: the built-in tools. */
   readonly tools?: readonly AnyTool[];
-  /** The grant every task gets (the policy layer refines this). Default: DEFAULT_GRANT. */
+  /** The grant file every task is issued at its first call (docs/policy.md). Default: DEFAULT_GRANT. */
   readonly grant?: TaskGrant;
-  /** Replaces the grant check entirely (policy layer). */
-  readonly authorizer?: Authorizer;
+  /** Cedar policies, validated strictly against the registry at start. Default: the shipped default policy. */
+  readonly policies?: readonly PolicySource[];
+  /** The environment name grants may be conditioned on. */
+  readonly environment?: string;
+  /** Denials of one normalized action in a task before identical calls get `repeated_denial`. Default 3. */
+  readonly repeatedDenialLimit?: number;
+  /** How long an approval request stays open, and an approval applies. Default one hour. */
+  readonly approvalTtlMs?: number;
   /** Calls executing at once; the rest queue under their deadline. Default 8. */
   readonly concurrency?: number;
   /** Deadline of a call whose envelope has none, from its arrival. Default 120 s. */
@@ -68,7 +73,8 @@ export interface RuntimeParts {
   readonly tokenKey: Buffer;
   readonly resolver: Resolver;
   readonly receiptLookup: ReceiptLookup;
-  readonly authorizer: Authorizer;
+  readonly policy: PolicyEngine;
+  readonly environment: string | undefined;
   readonly admission: Admission;
   readonly defaultDeadlineMs: number;
   readonly abortGraceMs: number;
@@ -89,8 +95,23 @@ export class Runtime {
     const workspace = Workspace.open(opts.workspace, opts.secretPatterns ? { secretPatterns: opts.secretPatterns } : {});
     try {
       const stateDir = prepareStateDir(workspace, opts.stateDir);
-      const store = new SqliteStore({ dir: stateDir, durability: opts.durability ?? 'normal', migrations: opts.migrations ?? [] });
+      const store = new SqliteStore({ dir: stateDir, durability: opts.durability ?? 'normal', migrations: [POLICY_MIGRATIONS, ...(opts.migrations ?? [])] });
       const registry = new Registry(opts.tools ?? builtinTools());
+      let policy: PolicyEngine;
+      try {
+        policy = new PolicyEngine({
+          manifest: registry.manifest,
+          stores: sqlitePolicyStores(store.db),
+          classifier: workspace.classifier,
+          ...(opts.grant ? { grant: opts.grant } : {}),
+          ...(opts.policies ? { policies: opts.policies } : {}),
+          ...(opts.repeatedDenialLimit !== undefined ? { repeatedDenialLimit: opts.repeatedDenialLimit } : {}),
+          ...(opts.approvalTtlMs !== undefined ? { approvalTtlMs: opts.approvalTtlMs } : {}),
+        });
+      } catch (e) {
+        store.close();
+        throw e;
+      }
       this.#parts = {
         workspace,
         stateDir,
@@ -100,7 +121,8 @@ export class Runtime {
         tokenKey: loadTokenKey(stateDir),
         resolver: new Resolver(registry, store),
         receiptLookup: { get: (id) => store.getReceipt(id) },
-        authorizer: opts.authorizer ?? new GrantAuthorizer(opts.grant ?? DEFAULT_GRANT),
+        policy,
+        environment: opts.environment,
         admission: new Admission(opts.concurrency ?? 8),
         defaultDeadlineMs: opts.defaultDeadlineMs ?? 120_000,
         abortGraceMs: opts.abortGraceMs ?? 5_000,
@@ -130,6 +152,14 @@ export class Runtime {
   }
   get stateDir(): string {
     return this.#parts.stateDir;
+  }
+  /** The policy in force: its version, grants per task, budgets. */
+  get policy(): PolicyEngine {
+    return this.#parts.policy;
+  }
+  /** Approval requests: list, approve, deny (the CLI's `approvals`, `approve`, `deny`). */
+  get approvals(): ApprovalDesk {
+    return this.#parts.policy.approvals;
   }
 
   /**

@@ -13,3 +13,4 @@ export type {
 } from './types.js';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite/store.js';
 export { migrate, CORE_MIGRATIONS, type MigrationSet } from './sqlite/migrations.js';
+export { migratePolicyTables, sqlitePolicyStores, POLICY_MIGRATIONS } from './sqlite/policy-tables.js';

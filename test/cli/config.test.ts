@@ -63,3 +63,19 @@ test('an agent cannot rewrite toolgate.config.json through the tools', async () 
     await done();
   }
 });
+
+test('a grant named in the configuration is issued to new tasks', () => {
+  const d = tempDirs();
+  try {
+    writeFileSync(join(d.workspace, 'a.txt'), 'a\n');
+    writeFileSync(join(d.base, 'reviewer.grant.json'), JSON.stringify({ tools: ['fs.read'], effects: ['read'], read: ['**'] }));
+    writeFileSync(join(d.workspace, 'toolgate.config.json'), JSON.stringify({ state_dir: '../state', grant: '../reviewer.grant.json' }));
+    assert.equal(run(['call', 'fs.read', '--args', '{"path":"a.txt"}'], d.workspace).code, 0);
+    const write = run(['call', 'fs.write', '--args', '{"path":"b.txt","content":"x","mode":"create"}'], d.workspace);
+    assert.equal(write.code, 1);
+    assert.equal((JSON.parse(write.out) as { error: { code: string } }).error.code, 'policy_denied');
+    assert.ok(!existsSync(join(d.workspace, 'b.txt')));
+  } finally {
+    d.cleanup();
+  }
+});

@@ -1,26 +1,13 @@
-import { ToolgateError, type Decision, type NormalizedAction } from '../../protocol/index.js';
+import type { NormalizedAction } from '../../protocol/index.js';
+import { decisionError, type CallIdentity, type PolicyDecision, type PolicyEngine } from '../../policy/index.js';
 
-/** What the authorize stage asks: grant ∧ policy over the normalized action. */
-export interface Authorizer {
-  authorize(action: NormalizedAction): Decision;
+/** Grant ∧ policy over the normalized action, for this task, attempt and time. */
+export function authorizeStage(policy: PolicyEngine, action: NormalizedAction, call: CallIdentity): PolicyDecision {
+  return policy.authorize(action, call);
 }
 
-/** Turns a decision that is not `allow` into the typed refusal. */
-export function enforceDecision(decision: Decision): void {
-  switch (decision.outcome) {
-    case 'allow':
-      return;
-    case 'deny':
-      throw new ToolgateError('policy_denied', `denied: ${decision.reasons.join('; ')}`, {
-        reasons: decision.reasons,
-        determining: decision.determining,
-        policy_version: decision.policy_version,
-      });
-    case 'ask':
-      throw new ToolgateError('approval_required', `approval required: ${decision.reasons.join('; ')}`, {
-        reasons: decision.reasons,
-        determining: decision.determining,
-        policy_version: decision.policy_version,
-      });
-  }
+/** Turns a decision that is not `allow` into its typed refusal: policy_denied, approval_required or repeated_denial. */
+export function enforceDecision(decision: PolicyDecision): void {
+  const refusal = decisionError(decision);
+  if (refusal) throw refusal;
 }

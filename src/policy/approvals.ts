@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { ToolgateError, type NormalizedAction, type TaskId } from '../protocol/index.js';
+import type { ApprovalBinding, ApprovalRecord, ApprovalStatus, ApprovalStore } from './stores.js';
+
+export type ApprovalState = ApprovalRecord & { readonly expired: boolean };
+
+/**
+ * Approval requests and decisions. A request binds the normalized action digest, the policy
+ * version and the grant digest; only a call with all three equal (in the same task) can use
+ * the decision. Requests and approvals expire.
+ */
+export class ApprovalDesk {
+  readonly #store: ApprovalStore;
+  readonly #ttlMs: number;
+
+  constructor(store: ApprovalStore, ttlMs: number) {
+    this.#store = store;
+    this.#ttlMs = ttlMs;
+  }
+
+  /**
+   * The approval that applies to this binding now: an unexpired decision, else the open
+   * request, else a new request.
+   */
+  requestOrFind(binding: ApprovalBinding, action: NormalizedAction, why: { reasons: readonly string[]; determining: readonly string[] }, now: number): ApprovalRecord {
+    const found = this.#store.findApproval(binding);
+    if (found && now < found.expires_at) return found;
+    const record: ApprovalRecord = {
+      id: `apr_${randomUUID()}`,
+      ...binding,
+      action,
+      reasons: why.reasons,
+      determining: why.determining,
+      status: 'pending',
+      created_at: now,
+      expires_at: now + this.#ttlMs,
+      decided_at: null,
+      decided_by: null,
+    };
+    this.#store.createApproval(record);
+    return record;
+  }
+
+  approve(id: string, by: string, now: number): ApprovalRecord {
+    return this.#decide(id, 'approved', by, now);
+  }
+
+  deny(id: string, by: string, now: number): ApprovalRecord {
+    return this.#decide(id, 'denied', by, now);
+  }
+
+  get(id: string): ApprovalRecord | undefined {
+    return this.#store.getApproval(id);
+  }
+
+  list(filter: { status?: ApprovalStatus; task?: TaskId }, now: number): ApprovalState[] {
+    return this.#store.listApprovals(filter).map((r) => ({ ...r, expired: now >= r.expires_at }));
+  }
+
+  #decide(id: string, status: 'approved' | 'denied', by: string, now: number): ApprovalRecord {
+    const decided = this.#store.decideApproval(id, { status, by, at: now, expires_at: now + this.#ttlMs });
+    if (decided) return decided;
+    const existing = this.#store.getApproval(id);
+    if (!existing) throw new ToolgateError('not_found', `no approval request ${id}`, { approval_id: id });
+    const why = existing.status !== 'pending' ? `it was already ${existing.status}` : 'it has expired';
+    throw new ToolgateError('precondition_failed', `approval request ${id} cannot be decided: ${why}`, {
+      approval_id: id,
+      status: existing.status,
+      expires_at: new Date(existing.expires_at).toISOString(),
+    });
+  }
+}

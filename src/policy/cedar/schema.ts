@@ -1,0 +1,69 @@
+import type { SchemaJson } from '@cedar-policy/cedar-wasm/nodejs';
+import type { CapabilityDimension, Manifest } from '../../registry/index.js';
+
+export const CEDAR_NAMESPACE = 'Toolgate';
+
+/** Cedar entity types, one per kind of normalized resource, plus the tool itself for calls that name none. */
+export const RESOURCE_TYPES = ['Path', 'Host', 'Ref', 'Tool'] as const;
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
+
+const RESOURCE_OF_CAPABILITY: Readonly<Record<CapabilityDimension, ResourceType>> = {
+  'fs.read': 'Path',
+  'fs.write': 'Path',
+  process: 'Path',
+  network: 'Host',
+  git: 'Ref',
+};
+
+const str = { type: 'String' } as const;
+const long = { type: 'Long' } as const;
+
+/** Attributes of the call's context; `time` is epoch milliseconds. */
+const CONTEXT = {
+  type: 'Record',
+  attributes: {
+    effect: str,
+    args_digest: str,
+    tool_version: str,
+    time: long,
+  },
+} as const;
+
+/** The resource types a tool's calls may carry: from its declared capabilities, and always `Tool`. */
+export function resourceTypesOf(capabilities: readonly CapabilityDimension[]): ResourceType[] {
+  const kinds = new Set<ResourceType>(capabilities.map((c) => RESOURCE_OF_CAPABILITY[c]));
+  kinds.add('Tool');
+  return RESOURCE_TYPES.filter((k) => kinds.has(k));
+}
+
+/**
+ * The Cedar schema for a registry revision: one action per tool name (its versions share it),
+ * applying to a `Task` principal and the resource types its capabilities imply.
+ */
+export function cedarSchemaOf(manifest: Manifest): SchemaJson<string> {
+  const caps = new Map<string, Set<CapabilityDimension>>();
+  for (const e of manifest.tools) {
+    const set = caps.get(e.name) ?? new Set<CapabilityDimension>();
+    for (const c of e.capabilities) set.add(c);
+    caps.set(e.name, set);
+  }
+  const actions: SchemaJson<string>[string]['actions'] = {};
+  for (const [name, set] of [...caps].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    actions[name] = {
+      appliesTo: { principalTypes: ['Task'], resourceTypes: resourceTypesOf([...set]), context: CONTEXT },
+    };
+  }
+  const record = (attributes: Record<string, typeof str | typeof long>): { type: 'Record'; attributes: typeof attributes } => ({ type: 'Record', attributes });
+  return {
+    [CEDAR_NAMESPACE]: {
+      entityTypes: {
+        Task: { shape: record({ tenant: str, principal: str, attempt: str }) },
+        Path: { shape: record({ path: str, access: str, class: str }) },
+        Host: { shape: record({ host: str, port: long }) },
+        Ref: { shape: record({ ref: str, access: str }) },
+        Tool: { shape: record({ name: str }) },
+      },
+      actions,
+    },
+  };
+}

@@ -1,0 +1,192 @@
+import picomatch from 'picomatch';
+import type { AttemptId, Digest, NormalizedAction, Resource, TaskId } from '../protocol/index.js';
+import { grantDigest, type Caveat, type Conditions, type Grant } from './grant.js';
+
+/** Who is calling, and when: supplied by the runtime at the authorize stage. */
+export interface CallIdentity {
+  readonly task_id: TaskId;
+  readonly attempt_id: AttemptId;
+  /** Epoch milliseconds. */
+  readonly now: number;
+  readonly cancellation_epoch?: number;
+  /** The workspace revision the call sees; a function is only called when a grant requires a revision. */
+  readonly revision?: string | (() => string);
+  readonly environment?: string;
+}
+
+/** One reason a grant refuses, with the id of the grant dimension that refused. */
+export interface GrantFault {
+  readonly id: string;
+  readonly reason: string;
+}
+
+type Matcher = (s: string) => boolean;
+
+const NEVER: Matcher = () => false;
+
+function globMatcher(globs: readonly string[] | undefined): Matcher | null {
+  if (globs === undefined) return null;
+  return globs.length ? picomatch([...globs], { dot: true }) : NEVER;
+}
+
+/** Host globs may carry `:port`; a glob without a port matches any port. */
+function hostMatcher(globs: readonly string[] | undefined): ((host: string, port: number | null) => boolean) | null {
+  if (globs === undefined) return null;
+  const anyPort: string[] = [];
+  const withPort: string[] = [];
+  for (const g of globs) (/:(\d+|\*)$/.test(g) ? withPort : anyPort).push(g.toLowerCase());
+  const a = globMatcher(anyPort) ?? NEVER;
+  const p = globMatcher(withPort) ?? NEVER;
+  return (host, port) => {
+    const h = host.toLowerCase();
+    return a(h) || (port !== null && p(`${h}:${port}`));
+  };
+}
+
+interface ScopeMatchers {
+  readonly tools: Matcher | null;
+  readonly read: Matcher | null;
+  readonly write: Matcher | null;
+  readonly hosts: ((host: string, port: number | null) => boolean) | null;
+  readonly refs: Matcher | null;
+}
+
+function scopeOf(s: Caveat): ScopeMatchers {
+  return {
+    tools: globMatcher(s.tools),
+    read: globMatcher(s.read),
+    write: globMatcher(s.write),
+    hosts: hostMatcher(s.hosts),
+    refs: globMatcher(s.refs),
+  };
+}
+
+export function pathDimension(access: Resource & { kind: 'path' }): 'read' | 'write' {
+  switch (access.access) {
+    case 'read':
+    case 'execute':
+      return 'read';
+    case 'write':
+    case 'create':
+    case 'delete':
+      return 'write';
+  }
+}
+
+function resourceLabel(r: Resource): string {
+  switch (r.kind) {
+    case 'path':
+      return `${r.access} of ${r.path}`;
+    case 'host':
+      return `host ${r.host}${r.port === null ? '' : `:${r.port}`}`;
+    case 'ref':
+      return `${r.access} of ref ${r.ref}`;
+  }
+}
+
+/** A grant with its globs compiled: built once per grant, checked on every call. */
+export class CompiledGrant {
+  readonly grant: Grant;
+  readonly digest: Digest;
+  readonly #scopes: readonly { readonly prefix: string; readonly m: ScopeMatchers }[];
+  readonly #notBefore: number | null;
+  readonly #expiresAt: number | null;
+  readonly #deadline: number | null;
+
+  constructor(grant: Grant) {
+    this.grant = grant;
+    this.digest = grantDigest(grant);
+    this.#scopes = [
+      { prefix: 'grant', m: scopeOf({ tools: grant.tools, read: grant.read, write: grant.write, hosts: grant.hosts, refs: grant.refs }) },
+      ...grant.caveats.map((c, i) => ({ prefix: `grant.caveats[${i}]`, m: scopeOf(c) })),
+    ];
+    const t = (s: string | null): number | null => (s === null ? null : Date.parse(s));
+    this.#notBefore = t(grant.not_before);
+    this.#expiresAt = t(grant.expires_at);
+    this.#deadline = t(grant.deadline);
+  }
+
+  /** What and where: tools, effect classes, paths, hosts, refs (the grant and every caveat). */
+  checkScope(action: NormalizedAction): GrantFault[] {
+    const faults: GrantFault[] = [];
+    if (!this.grant.effects.includes(action.effect_class)) {
+      faults.push({ id: 'grant.effects', reason: `effect class ${action.effect_class} is not in the grant` });
+    }
+    for (const { prefix, m } of this.#scopes) {
+      if (m.tools && !m.tools(action.tool)) faults.push({ id: `${prefix}.tools`, reason: `tool ${action.tool} is not in the grant` });
+      for (const r of action.resources) {
+        let ok = true;
+        let dim: string;
+        switch (r.kind) {
+          case 'path':
+            dim = pathDimension(r);
+            ok = (dim === 'read' ? m.read : m.write)?.(r.path) ?? true;
+            break;
+          case 'host':
+            dim = 'hosts';
+            ok = m.hosts?.(r.host, r.port) ?? true;
+            break;
+          case 'ref':
+            dim = 'refs';
+            ok = m.refs?.(r.ref) ?? true;
+            break;
+        }
+        if (!ok) faults.push({ id: `${prefix}.${dim}`, reason: `${resourceLabel(r)} is outside the grant` });
+      }
+    }
+    return faults;
+  }
+
+  /** When: not before, expires at, deadline. */
+  checkTime(now: number): GrantFault[] {
+    const faults: GrantFault[] = [];
+    if (this.#notBefore !== null && now < this.#notBefore) faults.push({ id: 'grant.not_before', reason: `the grant is not valid before ${this.grant.not_before}` });
+    if (this.#expiresAt !== null && now >= this.#expiresAt) faults.push({ id: 'grant.expires_at', reason: `the grant expired at ${this.grant.expires_at}` });
+    if (this.#deadline !== null && now >= this.#deadline) faults.push({ id: 'grant.deadline', reason: `the task deadline ${this.grant.deadline} has passed` });
+    return faults;
+  }
+
+  /** Who: the grant is bound to its task, attempt and cancellation epoch. */
+  checkSubject(call: CallIdentity): GrantFault[] {
+    const s = this.grant.subject;
+    const faults: GrantFault[] = [];
+    if (s.task_id !== call.task_id) faults.push({ id: 'grant.subject.task_id', reason: `the grant is bound to task ${s.task_id}, not ${call.task_id}` });
+    if (s.attempt_id !== null && s.attempt_id !== call.attempt_id) {
+      faults.push({ id: 'grant.subject.attempt_id', reason: `the grant is bound to attempt ${s.attempt_id}, not ${call.attempt_id}` });
+    }
+    if (s.cancellation_epoch !== (call.cancellation_epoch ?? 0)) {
+      faults.push({ id: 'grant.subject.cancellation_epoch', reason: `the grant was issued in cancellation epoch ${s.cancellation_epoch}, the task is in ${call.cancellation_epoch ?? 0}` });
+    }
+    return faults;
+  }
+
+  /** Conditions: target revision, environment, policy version (the grant's and every caveat's). */
+  checkConditions(call: CallIdentity, policyVersion: string): GrantFault[] {
+    const faults: GrantFault[] = [];
+    const all: { prefix: string; c: Conditions | undefined }[] = [
+      { prefix: 'grant', c: this.grant.conditions },
+      ...this.grant.caveats.map((c, i) => ({ prefix: `grant.caveats[${i}]`, c: c.conditions })),
+    ];
+    for (const { prefix, c } of all) {
+      if (!c) continue;
+      if (c.required_revision !== undefined) {
+        const seen = typeof call.revision === 'function' ? call.revision() : call.revision;
+        if (c.required_revision !== seen) {
+          faults.push({ id: `${prefix}.conditions.required_revision`, reason: `the grant requires workspace revision ${c.required_revision}, the call sees ${seen ?? 'none'}` });
+        }
+      }
+      if (c.environment !== undefined && c.environment !== call.environment) {
+        faults.push({ id: `${prefix}.conditions.environment`, reason: `the grant is valid in environment ${c.environment}, not ${call.environment ?? 'unset'}` });
+      }
+      if (c.policy_version !== undefined && c.policy_version !== policyVersion) {
+        faults.push({ id: `${prefix}.conditions.policy_version`, reason: `the grant was issued for policy version ${c.policy_version}, the policy in force is ${policyVersion}` });
+      }
+    }
+    return faults;
+  }
+
+  /** Whether the grant itself asks for an approval of this effect class. */
+  requiresApproval(action: NormalizedAction): boolean {
+    return this.grant.approval_required.includes(action.effect_class);
+  }
+}

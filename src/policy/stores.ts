@@ -1,0 +1,111 @@
+// Durable state the policy layer keeps. Declared here; implemented by the store layer
+// (src/store/sqlite/policy-tables.ts) so that approvals, budgets and denial counts survive a
+// restart and are shared by every runtime on the same state file.
+import type { Digest, NormalizedAction, TaskId } from '../protocol/index.js';
+import type { BudgetDimension, BudgetLimits, Grant } from './grant.js';
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied';
+
+/** An approval request, bound to one normalized action under one policy version and grant. */
+export interface ApprovalRecord {
+  readonly id: string;
+  readonly task_id: TaskId;
+  readonly action_digest: Digest;
+  readonly policy_version: string;
+  readonly grant_digest: Digest;
+  readonly action: NormalizedAction;
+  readonly reasons: readonly string[];
+  readonly determining: readonly string[];
+  readonly status: ApprovalStatus;
+  /** Epoch ms. */
+  readonly created_at: number;
+  /** Epoch ms: a pending request lapses, an approval stops applying. */
+  readonly expires_at: number;
+  readonly decided_at: number | null;
+  readonly decided_by: string | null;
+}
+
+/** The binding an approval applies to: all four must be equal. */
+export interface ApprovalBinding {
+  readonly task_id: TaskId;
+  readonly action_digest: Digest;
+  readonly policy_version: string;
+  readonly grant_digest: Digest;
+}
+
+export interface ApprovalStore {
+  /** The newest request with exactly this binding. */
+  findApproval(binding: ApprovalBinding): ApprovalRecord | undefined;
+  getApproval(id: string): ApprovalRecord | undefined;
+  createApproval(record: ApprovalRecord): void;
+  /**
+   * Moves a pending, unexpired request to approved or denied; returns the record as stored,
+   * or `undefined` when it is not pending (already decided) or has lapsed.
+   */
+  decideApproval(id: string, decision: { status: 'approved' | 'denied'; by: string; at: number; expires_at: number }): ApprovalRecord | undefined;
+  listApprovals(filter: { status?: ApprovalStatus; task?: TaskId }): ApprovalRecord[];
+}
+
+/** Amounts per budget dimension; absent = 0. */
+export type Usage = { readonly [K in BudgetDimension]?: number };
+
+export type ReserveResult =
+  | { readonly ok: true }
+  | {
+      readonly ok: false;
+      readonly dimension: BudgetDimension | 'calls_per_minute';
+      readonly limit: number;
+      readonly used: number;
+      readonly reserved: number;
+      readonly requested: number;
+    };
+
+export interface BudgetUsageRow {
+  readonly used: number;
+  readonly reserved: number;
+}
+
+export interface BudgetStore {
+  /**
+   * Atomically releases the task's abandoned reservations, checks every dimension against
+   * `limits` (used + reserved + requested) and the sliding-minute call rate, then records the
+   * reservation. Nothing new is recorded on refusal.
+   */
+  reserve(req: {
+    readonly id: string;
+    readonly task_id: TaskId;
+    readonly limits: BudgetLimits;
+    readonly amounts: Usage;
+    readonly now: number;
+    /**
+     * Epoch ms after which an unsettled reservation is abandoned (its call's deadline): a
+     * runtime that crashed between admission and commit does not hold the budget forever.
+     */
+    readonly expires_at: number;
+  }): ReserveResult;
+  /** Replaces the reservation with the actual usage. Idempotent: a settled reservation stays settled. */
+  settle(id: string, actual: Usage): void;
+  /** Drops the reservation without charging anything (the call never ran). */
+  release(id: string): void;
+  usage(task: TaskId): Readonly<Record<BudgetDimension, BudgetUsageRow>>;
+}
+
+export interface DenialStore {
+  denialCount(task: TaskId, key: string): number;
+  /** Counts one more denial and returns the new count. */
+  recordDenial(task: TaskId, key: string, now: number): number;
+}
+
+/** The grant the runtime issued to each task: stored, never taken from the caller. */
+export interface GrantStore {
+  getGrant(task: TaskId): Grant | undefined;
+  /** Stores the task's grant unless it has one; returns the one in force. */
+  putGrantIfAbsent(grant: Grant): Grant;
+}
+
+export interface PolicyStores {
+  readonly grants: GrantStore;
+  readonly approvals: ApprovalStore;
+  readonly budgets: BudgetStore;
+  readonly denials: DenialStore;
+}
