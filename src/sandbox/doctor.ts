@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Sandbox, resolveCommand, type SandboxOptions } from './sandbox.js';
+import { resolveCommand } from './command.js';
+import { Sandbox, type SandboxOptions } from './sandbox.js';
 
 /** One line of `toolgate doctor`. */
 export interface DoctorCheck {

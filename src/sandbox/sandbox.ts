@@ -1,13 +1,14 @@
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
 import { ToolgateError } from '../protocol/index.js';
 import type { ArtifactWriter } from '../registry/index.js';
-import { detectCgroups, SandboxCgroups, type CgroupHost } from './cgroups.js';
+import { SandboxCgroups } from './cgroups.js';
+import { PTY_PATH, resolveCommand, shellQuote } from './command.js';
+import { detectHost, type Host } from './host.js';
 import { fileSizeBlocks, FSIZE_BLOCK, withDefaults, type LimitsRequest, type LimitInForce, type LimitsInForce, type ResourceLimits } from './limits.js';
 import { bwrapArgs, defaultHomes, visibilityOf, type NetworkMode, type SandboxProfile } from './profile.js';
 import type { StreamName, StreamSummary } from './stream-capture.js';
 import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
-import { chooseShell, hardLimits, inheritedFds, wrapperScript, type WrapperShell } from './wrapper.js';
+import { wrapperScript, type WrapperShell } from './wrapper.js';
 
 export type IsolationLevel = 'bwrap' | 'process';
 
@@ -92,62 +93,6 @@ export interface RunResult {
   readonly notes: readonly string[];
 }
 
-interface Host {
-  readonly bwrap: string | null;
-  readonly shell: WrapperShell | null;
-  readonly strayFds: readonly number[];
-  readonly cgroups: CgroupHost;
-  readonly hard: ReturnType<typeof hardLimits>;
-}
-
-function findBwrap(given: string | null | undefined): string | null {
-  if (given === null) return null;
-  const candidates = given !== undefined ? [given] : ['/usr/bin/bwrap', ...(process.env['PATH'] ?? '').split(delimiter).filter(Boolean).map((d) => join(d, 'bwrap'))];
-  for (const c of candidates) {
-    try {
-      accessSync(c, constants.X_OK);
-      return c;
-    } catch {
-      // next
-    }
-  }
-  return null;
-}
-
-/**
- * Resolves argv[0] as the sandbox will: same paths inside, minus what the sandbox hides
- * (`visible`). Null when nothing executable is there.
- */
-export function resolveCommand(cmd: string, cwd: string, path: string | undefined, visible: (p: string) => boolean = () => true): string | null {
-  const executable = (p: string): boolean => {
-    if (!visible(p)) return false;
-    try {
-      accessSync(p, constants.X_OK);
-      return statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (cmd.includes('/')) {
-    const p = isAbsolute(cmd) ? cmd : resolve(cwd, cmd);
-    return executable(p) ? p : null;
-  }
-  for (const dir of (path ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const p = join(isAbsolute(dir) ? dir : resolve(cwd, dir), cmd);
-    if (executable(p)) return p;
-  }
-  return null;
-}
-
-/** Where `script` is looked for: the command's PATH may not name the system directories. */
-const PTY_PATH = '/usr/bin:/bin';
-
-/** One word for `sh -c`, whatever it holds. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 const emptyStream: StreamSummary = { preview: '', bytes: 0, omitted_bytes: 0, artifact: null };
 
 /**
@@ -164,8 +109,7 @@ export class Sandbox {
 
   get host(): Host {
     if (!this.#host) {
-      const strayFds = inheritedFds();
-      this.#host = { bwrap: findBwrap(this.#o.bwrapPath), shell: chooseShell(strayFds), strayFds, cgroups: detectCgroups(), hard: hardLimits() };
+      this.#host = detectHost(this.#o.bwrapPath);
     }
     return this.#host;
   }
