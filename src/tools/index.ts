@@ -7,6 +7,7 @@ import { createFsPatch } from './fs-patch/tool.js';
 import { createFsDelete } from './fs-delete/tool.js';
 import { createFsRename } from './fs-rename/tool.js';
 import { createFsUndo } from './undo/tool.js';
+import { createShellExec } from './shell-exec/tool.js';
 
 /** Fresh definitions (each holds its own caches): one set per runtime. */
 export function builtinTools(): AnyTool[] {
@@ -18,5 +19,6 @@ export function builtinTools(): AnyTool[] {
     createFsDelete() as unknown as AnyTool,
     createFsRename() as unknown as AnyTool,
     createFsUndo() as unknown as AnyTool,
+    createShellExec() as unknown as AnyTool,
   ];
 }

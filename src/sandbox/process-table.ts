@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
+
+/** Start time (clock ticks since boot) and state of a host process, or null when it is gone. */
+export function processStat(pid: number): { start: string; state: string } | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // comm may hold spaces and parentheses: the fields after it follow the last ')'.
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { state: rest[0] ?? '?', start: rest[19] ?? '' };
+}
+
+/** True once the process that had `start` is dead (gone, a zombie, or its pid reused). */
+export function isGone(pid: number, start: string): boolean {
+  const s = processStat(pid);
+  return s === null || s.start !== start || s.state === 'Z' || s.state === 'X';
+}
+
+/** Sends a signal, ignoring a target that is already gone. */
+export function sendSignal(target: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(target, signal);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+  }
+}
+
+/** `SIGTERM` for 15, or null when the number names no signal. */
+export function signalName(n: number): NodeJS.Signals | null {
+  for (const [name, num] of Object.entries(constants.signals)) if (num === n) return name as NodeJS.Signals;
+  return null;
+}

@@ -1,0 +1,263 @@
+import { existsSync, statSync } from 'node:fs';
+import { ToolgateError } from '../protocol/index.js';
+import type { ArtifactWriter } from '../registry/index.js';
+import { SandboxCgroups } from './cgroups.js';
+import { PTY_PATH, resolveCommand, shellQuote } from './command.js';
+import { detectHost, type Host } from './host.js';
+import { fileSizeBlocks, FSIZE_BLOCK, withDefaults, type LimitsRequest, type LimitInForce, type LimitsInForce, type ResourceLimits } from './limits.js';
+import { bwrapArgs, defaultHomes, visibilityOf, type NetworkMode, type SandboxProfile } from './profile.js';
+import type { StreamName, StreamSummary } from './stream-capture.js';
+import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
+import { wrapperScript, type WrapperShell } from './wrapper.js';
+
+export type IsolationLevel = 'bwrap' | 'process';
+
+/** How the command was isolated; recorded in the receipt. */
+export interface IsolationReport {
+  readonly level: IsolationLevel;
+  readonly network: NetworkMode;
+  readonly workspace: 'read-write' | 'read-only';
+  /** `none`: every capability dropped. `inherited`: process isolation keeps the runtime's. */
+  readonly capabilities: 'none' | 'inherited';
+  /** Host uid the command ran as (0: root without capabilities under bubblewrap). */
+  readonly uid: number;
+}
+
+export interface SandboxOptions {
+  /** The workspace root (a real path); bound at the same path inside. */
+  readonly workspace: string;
+  /** Paths to make invisible besides home dot-entries: the runtime's state dir, above all. */
+  readonly hide?: readonly string[];
+  /** Homes whose dot-entries are hidden. Default: /root, the user's home, /home/*. */
+  readonly homes?: readonly string[];
+  /** Where bubblewrap is; null: pretend it is absent. Default /usr/bin/bwrap, then PATH. */
+  readonly bwrapPath?: string | null;
+  /** Run without bubblewrap (process group + rlimits + cgroup) when it is missing. Default false. */
+  readonly allowProcessIsolation?: boolean;
+  /**
+   * `workspace-owner` (default): a root runtime runs commands as the owner of the workspace when
+   * that is not root, so root-only files stay unreadable by permission. `self`: as the runtime.
+   */
+  readonly runAs?: 'workspace-owner' | 'self';
+  /** Between SIGTERM to the process group and SIGKILL to the namespace. Default 1000 ms. */
+  readonly graceMs?: number;
+  /**
+   * Measure CPU time and peak memory in cpuacct and memory cgroups (default true). Joining each
+   * costs the wrapper a cgroup migration; false keeps only the pids cap.
+   */
+  readonly measure?: boolean;
+  readonly previewHeadBytes?: number;
+  readonly previewTailBytes?: number;
+}
+
+export interface RunRequest {
+  readonly argv: readonly string[];
+  /** Absolute; the workspace or beneath it. */
+  readonly cwd: string;
+  /** The command's whole environment (nothing else passes). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly stdin?: Buffer | null;
+  readonly timeoutMs: number;
+  readonly idleTimeoutMs?: number | null;
+  readonly limits?: LimitsRequest;
+  readonly network?: NetworkMode;
+  readonly workspaceWritable?: boolean;
+  /** Values replaced in everything recorded (previews, artifacts). */
+  readonly secrets?: readonly string[];
+  readonly signal?: AbortSignal;
+  /** Where streams that outgrow the preview go, e.g. `ctx.artifacts.writer(...)`. */
+  readonly openArtifact?: (stream: StreamName) => ArtifactWriter;
+  readonly onChunk?: (c: OutputChunk) => void;
+  /**
+   * Run under a pseudo-terminal (util-linux `script` inside the sandbox): stdout and stderr
+   * become one terminal stream, with CRLF line ends. Throws `unsupported` without `script`.
+   */
+  readonly pty?: boolean;
+  /** Called right before the process is spawned (the effect may start): `ctx.markSent`. */
+  readonly onSpawn?: () => void;
+}
+
+export interface RunResult {
+  readonly exit_code: number | null;
+  readonly signal: string | null;
+  readonly reason: ExitReason;
+  readonly duration_ms: number;
+  readonly cpu_ms: number | null;
+  readonly peak_rss_bytes: number | null;
+  readonly isolation: IsolationReport;
+  readonly limits: LimitsInForce;
+  readonly stdout: StreamSummary;
+  readonly stderr: StreamSummary;
+  readonly killed_after_exit: number;
+  /** Why a measurement is null, what was weaker than asked, what went wrong on the way. */
+  readonly notes: readonly string[];
+}
+
+const emptyStream: StreamSummary = { preview: '', bytes: 0, omitted_bytes: 0, artifact: null };
+
+/**
+ * Runs commands under bubblewrap (or, when explicitly allowed, plain process isolation).
+ * One instance per runtime: it detects the host once (bubblewrap, cgroups, stray fds).
+ */
+export class Sandbox {
+  readonly #o: SandboxOptions;
+  #host: Host | null = null;
+
+  constructor(o: SandboxOptions) {
+    this.#o = o;
+  }
+
+  get host(): Host {
+    if (!this.#host) {
+      this.#host = detectHost(this.#o.bwrapPath);
+    }
+    return this.#host;
+  }
+
+  /** The isolation a run would get; throws `isolation_unavailable` when it would be refused. */
+  level(): IsolationLevel {
+    const h = this.host;
+    if (!h.shell) throw new ToolgateError('isolation_unavailable', 'no /bin/sh to start the sandbox with', { isolation: 'none' });
+    if (h.bwrap) return 'bwrap';
+    if (this.#o.allowProcessIsolation) return 'process';
+    throw new ToolgateError('isolation_unavailable', 'bubblewrap is not installed and process isolation is not allowed', { isolation: 'none', missing: 'bwrap' });
+  }
+
+  async run(req: RunRequest): Promise<RunResult> {
+    const level = this.level();
+    const h = this.host;
+    const shell = h.shell as WrapperShell;
+    const asked = withDefaults(req.limits);
+    const self = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+    const owner = statSync(this.#o.workspace);
+    const user = (this.#o.runAs ?? 'workspace-owner') === 'workspace-owner' && self.uid === 0 && owner.uid !== 0 ? { uid: owner.uid, gid: owner.gid } : self;
+    const { limits, inForce } = this.#limitsInForce(asked, user.uid === 0);
+    const network = req.network ?? 'none';
+    const writable = req.workspaceWritable ?? true;
+    const isolation: IsolationReport = {
+      level,
+      network: level === 'bwrap' ? network : 'host',
+      workspace: level === 'bwrap' && !writable ? 'read-only' : 'read-write',
+      capabilities: level === 'bwrap' || user.uid !== 0 ? 'none' : 'inherited',
+      uid: user.uid,
+    };
+    const notes: string[] = [];
+    const base = { cpu_ms: null, peak_rss_bytes: null, isolation, limits: inForce, killed_after_exit: 0 };
+    if (!existsSync(req.cwd) || !statSync(req.cwd).isDirectory()) {
+      return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`cwd ${req.cwd} is not a directory`] };
+    }
+    const profile: SandboxProfile = {
+      workspace: this.#o.workspace,
+      workspaceWritable: writable,
+      cwd: req.cwd,
+      network,
+      homes: this.#o.homes ?? defaultHomes(),
+      hide: this.#o.hide ?? [],
+      user,
+    };
+    const visible = level === 'bwrap' ? visibilityOf(profile) : undefined;
+    const [first, ...args] = req.argv;
+    if (first === undefined) throw new ToolgateError('invalid_arguments', 'argv is empty', {});
+    if (resolveCommand(first, req.cwd, req.env['PATH'], visible) === null) {
+      return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`${first}: no such executable in the sandbox's PATH`] };
+    }
+    let argv: string[] = [first, ...args];
+    if (req.pty) {
+      const script = resolveCommand('script', req.cwd, PTY_PATH, visible);
+      if (script === null) throw new ToolgateError('unsupported', 'a pseudo-terminal needs util-linux `script`, which this host lacks', { argument: 'pty' });
+      // script runs the line with $SHELL or /bin/sh -c, on a new terminal; -e keeps the exit status.
+      argv = [script, '-qefc', argv.map(shellQuote).join(' '), '/dev/null'];
+      notes.push('pty: stdout and stderr are one terminal stream, in stdout, with CRLF line ends');
+    }
+    const [cmd, ...rest] = argv as [string, ...string[]];
+
+    const cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + (level === 'bwrap' ? 1 : 0), this.#o.measure ?? true, user.uid === self.uid ? null : user) : null;
+    const limitsInForce: LimitsInForce =
+      cgroups?.capsPids || !h.cgroups.bases.pids
+        ? inForce
+        : { ...inForce, processes: { value: limits.processes, enforced_by: user.uid === 0 ? 'none' : 'rlimit', note: 'the pids cgroup could not be created for this run' } };
+    try {
+      // With a pids cgroup, RLIMIT_NPROC would only add its flaw: it counts the uid's other processes.
+      const script = wrapperScript(shell, limits, h.strayFds, { keepShlvl: 'SHLVL' in req.env, nproc: !cgroups?.capsPids, lastOwnFd: level === 'bwrap' ? 4 : 2 });
+      // Under bubblewrap the init joins while bubblewrap mounts (see SandboxCgroups.join); without
+      // it the wrapper joins before it execs the command.
+      const procs = level === 'process' ? (cgroups?.procsFiles ?? []) : [];
+      const tail =
+        level === 'bwrap'
+          ? [
+              h.bwrap as string,
+              ...bwrapArgs(profile, 3, 4),
+              // bash's `exec` re-exports SHLVL even after `unset`; only named variables may pass.
+              ...('SHLVL' in req.env ? [] : ['--unsetenv', 'SHLVL']),
+              '--',
+              cmd,
+              ...rest,
+            ]
+          : [cmd, ...rest];
+      const out = await supervise({
+        file: shell.path,
+        args: [...shell.args, '-c', script, 'toolgate-sandbox', String(procs.length), ...procs, ...tail],
+        cwd: level === 'bwrap' ? '/' : req.cwd,
+        user: user.uid === self.uid && user.gid === self.gid ? null : user,
+        env: req.env,
+        stdin: req.stdin ?? null,
+        mode: level,
+        timeoutMs: req.timeoutMs,
+        idleTimeoutMs: req.idleTimeoutMs ?? null,
+        graceMs: this.#o.graceMs ?? 1000,
+        outputCapBytes: limits.output_bytes,
+        previewHeadBytes: this.#o.previewHeadBytes ?? 8192,
+        previewTailBytes: this.#o.previewTailBytes ?? 8192,
+        secrets: req.secrets ?? [],
+        cgroups,
+        signal: req.signal,
+        openArtifact: req.openArtifact ?? null,
+        onChunk: req.onChunk,
+        onSpawn: req.onSpawn,
+        joinInit: level === 'bwrap' && cgroups ? (pid) => cgroups.join(pid) : null,
+      });
+      const cpu = cgroups?.cpuMs() ?? null;
+      const peak = cgroups?.peakMemory() ?? null;
+      const refused = cgroups?.pidsRefused() ?? null;
+      if (cgroups && !cgroups.remove()) notes.push('a sandbox cgroup could not be removed (a process may remain in it)');
+      const off = this.#o.measure === false ? 'measurement is off for this sandbox' : null;
+      if (cpu === null) notes.push(`cpu_ms: ${off ?? 'no cpuacct cgroup to measure the sandbox in'}`);
+      if (peak === null) notes.push(`peak_rss_bytes: ${off ?? 'no memory cgroup to measure the sandbox in'}`);
+      else notes.push('peak_rss_bytes: peak memory charged to the sandbox cgroup, page cache included');
+      if (refused) notes.push(`process limit refused ${refused} fork(s)`);
+      return { ...out, cpu_ms: cpu, peak_rss_bytes: peak, isolation, limits: limitsInForce, notes: [...notes, ...out.notes] };
+    } finally {
+      cgroups?.remove(); // idempotent; on the error path the groups must not stay behind
+    }
+  }
+
+  #limitsInForce(asked: ResourceLimits, root: boolean): { limits: ResourceLimits; inForce: LimitsInForce } {
+    const h = this.host;
+    const clamp = (v: number, hard: number | undefined): number => (hard === undefined ? v : Math.min(v, hard));
+    const limits: ResourceLimits = {
+      cpu_seconds: clamp(asked.cpu_seconds, h.hard.cpu),
+      address_space_bytes: clamp(asked.address_space_bytes, h.hard.as),
+      processes: asked.processes,
+      file_size_bytes: clamp(fileSizeBlocks(asked.file_size_bytes) * FSIZE_BLOCK, h.hard.fsize),
+      open_files: clamp(asked.open_files, h.hard.nofile),
+      output_bytes: asked.output_bytes,
+    };
+    const rl = (value: number): LimitInForce => ({ value, enforced_by: 'rlimit' });
+    const processes: LimitInForce = h.cgroups.bases.pids
+      ? { value: limits.processes, enforced_by: 'cgroup' }
+      : root
+        ? { value: limits.processes, enforced_by: 'none', note: `RLIMIT_NPROC does not bind uid 0 and ${h.cgroups.missing ?? 'no pids cgroup'}` }
+        : { value: limits.processes, enforced_by: 'rlimit', note: 'RLIMIT_NPROC counts every process of the uid' };
+    return {
+      limits,
+      inForce: {
+        cpu_seconds: rl(limits.cpu_seconds),
+        address_space_bytes: rl(limits.address_space_bytes),
+        processes,
+        file_size_bytes: rl(limits.file_size_bytes),
+        open_files: rl(limits.open_files),
+        output_bytes: { value: limits.output_bytes, enforced_by: 'supervisor' },
+      },
+    };
+  }
+}

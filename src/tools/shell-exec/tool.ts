@@ -1,0 +1,211 @@
+import { dirname, join } from 'node:path';
+import { errorBody, ToolgateError, type ArtifactRef, type CallStatus, type Digest, type ErrorBody, type Resource } from '../../protocol/index.js';
+import { defineTool, type ExecuteContext, type ToolDefinition } from '../../registry/index.js';
+import { Sandbox, type RunResult } from '../../sandbox/index.js';
+import { changedPaths, gitStatus } from './changes.js';
+import { collectFiles } from './collect.js';
+import { buildEnv } from './environment.js';
+import { shellExecArgs, shellExecResult, type ShellExecArgs, type ShellExecResult } from './schema.js';
+
+export const SHELL_EXEC_DEFAULT_TIMEOUT_MS = 120_000;
+/** Status after a cancelled or timed-out command: short, so the receipt is not abandoned. */
+const GIT_STATUS_AFTER_ABORT_MS = 2_000;
+const PROGRESS_EVERY_MS = 250;
+
+export interface ShellExecOptions {
+  /** Paths hidden from every command besides home dot-entries (the runtime's state dir is added). */
+  readonly hide?: readonly string[];
+  /** Where `env.pass` and `env.secret` read from. Default: process.env at call time. */
+  readonly hostEnv?: Readonly<Record<string, string | undefined>>;
+  /** Run without bubblewrap when it is missing (weaker `process` isolation). Default false. */
+  readonly allowProcessIsolation?: boolean;
+  /** Bind the workspace read-write. Until the grant can say so per call, false makes every run read-only. */
+  readonly workspaceWrite?: boolean;
+  readonly graceMs?: number;
+  readonly bwrapPath?: string | null;
+}
+
+interface Prepared {
+  /** Absolute working directory. */
+  readonly cwd: string;
+  readonly collect: readonly string[];
+}
+
+/** The runtime's state dir: from the context when it says, else the folder holding the artifact store. */
+function stateDirOf(ctx: ExecuteContext<ShellExecArgs, Prepared>): string | null {
+  const explicit = (ctx as unknown as { state_dir?: unknown }).state_dir;
+  if (typeof explicit === 'string') return explicit;
+  const dir = (ctx.artifacts as unknown as { dir?: unknown }).dir;
+  return typeof dir === 'string' ? dirname(dir) : null;
+}
+
+function outcomeOf(r: RunResult): { status: CallStatus; error?: ErrorBody } {
+  switch (r.reason) {
+    case 'exited':
+      return r.exit_code === 0 ? { status: 'succeeded' } : { status: 'failed', error: errorBody('execution_failed', `the command exited with ${r.exit_code}`, { reason: r.reason, exit_code: r.exit_code }) };
+    case 'signaled':
+      return { status: 'failed', error: errorBody('execution_failed', `the command was killed by ${r.signal}`, { reason: r.reason, signal: r.signal }) };
+    case 'timeout':
+    case 'idle_timeout':
+      return { status: 'timed_out', error: errorBody('timed_out', r.reason === 'timeout' ? 'the command ran past its wall-clock limit' : 'the command wrote no output for idle_timeout_ms', { reason: r.reason, phase: 'after_send', process_left: false }) };
+    case 'cancelled':
+      return { status: 'cancelled', error: errorBody('cancelled', 'the command was cancelled; no process of it is left', { reason: r.reason, process_left: false }) };
+    case 'output_limit':
+      return { status: 'failed', error: errorBody('limit_exceeded', 'the command wrote more than its output limit', { reason: r.reason, limit: 'output_bytes', value: r.limits.output_bytes.value }) };
+    case 'spawn_failed':
+      return { status: 'failed', error: errorBody('execution_failed', 'the command could not be started', { reason: r.reason, notes: r.notes }) };
+  }
+}
+
+/** shell.exec: one command in a bubblewrap sandbox, with limits, timeouts and a bounded, redacted record of its output. */
+export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<ShellExecArgs, ShellExecResult, Prepared> {
+  const sandboxes = new Map<string, Sandbox>();
+  const sandboxFor = (root: string, hide: readonly string[]): Sandbox => {
+    const key = JSON.stringify([root, hide]);
+    let sb = sandboxes.get(key);
+    if (!sb) {
+      sb = new Sandbox({
+        workspace: root,
+        hide,
+        ...(opts.allowProcessIsolation !== undefined ? { allowProcessIsolation: opts.allowProcessIsolation } : {}),
+        ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
+        ...(opts.bwrapPath !== undefined ? { bwrapPath: opts.bwrapPath } : {}),
+      });
+      sandboxes.set(key, sb);
+    }
+    return sb;
+  };
+  const writable = opts.workspaceWrite ?? true;
+
+  return defineTool<ShellExecArgs, ShellExecResult, Prepared>({
+    name: 'shell.exec',
+    version: '1.0.0',
+    description:
+      'Run a command (argv, or a bash/sh script) in a sandbox: read-only system, the workspace mounted read-write, no network unless asked, limits on CPU, memory, processes and output. Returns the exit code, why it ended, head and tail of stdout and stderr (full streams as artifacts), and the workspace paths it changed.',
+    owner: 'toolgate',
+    effect_class: 'execute',
+    reversible: false,
+    capabilities: ['process', 'fs.read', 'fs.write'],
+    args: shellExecArgs,
+    result: shellExecResult,
+    timeout_ms: 3_600_000 + 60_000,
+    max_output_bytes: 256 * 1024,
+    cancellation: 'kill',
+    idempotency: 'reconcile',
+    normalize(args, ctx) {
+      const cwd = ctx.workspace.resolve(args.cwd ?? '.');
+      if (!cwd.exists) throw new ToolgateError('not_found', `no such directory: ${cwd.path}`, { path: cwd.path });
+      if (cwd.kind !== 'directory') throw new ToolgateError('invalid_resource', `${cwd.path} is not a directory`, { path: cwd.path, kind: cwd.kind });
+      const collect: string[] = [];
+      for (const p of args.collect ?? []) {
+        // The file may not exist until the command makes it; an escape is refused now.
+        try {
+          collect.push(ctx.workspace.resolve(p).path);
+        } catch (e) {
+          if (!(ToolgateError.isInstance(e) && e.code === 'not_found')) throw e;
+          collect.push(p);
+        }
+      }
+      const resources: Resource[] = [
+        { kind: 'path', path: cwd.path, access: 'execute' },
+        { kind: 'path', path: '.', access: writable ? 'write' : 'read' },
+        ...collect.map((path): Resource => ({ kind: 'path', path, access: 'read' })),
+      ];
+      if (args.network === 'host') resources.push({ kind: 'host', host: '*', port: null });
+      return {
+        resources,
+        ...(args.network === 'host' ? { effect_class: 'network' as const } : {}),
+        prepared: { cwd: cwd.path === '.' ? ctx.workspace.root : join(ctx.workspace.root, cwd.path), collect },
+      };
+    },
+    async execute(ctx) {
+      const { args, prepared } = ctx;
+      const stateDir = stateDirOf(ctx);
+      const sandbox = sandboxFor(ctx.workspace.root, [...(opts.hide ?? []), ...(stateDir ? [stateDir] : [])]);
+      sandbox.level(); // isolation_unavailable before anything is sent
+      const built = buildEnv(args.env, opts.hostEnv ?? process.env);
+      for (const s of built.secrets) ctx.addSecret(s);
+      const stdin =
+        args.stdin === undefined || args.stdin === 'none' ? null : 'text' in args.stdin ? Buffer.from(args.stdin.text) : ctx.artifacts.get(args.stdin.artifact as Digest);
+      const argv = args.argv ?? [args.shell === 'bash' ? 'bash' : 'sh', '-c', args.script ?? ''];
+
+      const before = writable ? await gitStatus(sandbox, ctx.workspace.root, ctx.signal) : null;
+      let lastProgress = -PROGRESS_EVERY_MS;
+      const run = await sandbox.run({
+        argv,
+        cwd: prepared.cwd,
+        env: built.env,
+        stdin,
+        timeoutMs: args.timeout_ms ?? SHELL_EXEC_DEFAULT_TIMEOUT_MS,
+        idleTimeoutMs: args.idle_timeout_ms ?? null,
+        ...(args.limits ? { limits: args.limits } : {}),
+        network: args.network ?? 'none',
+        pty: args.pty ?? false,
+        workspaceWritable: writable,
+        secrets: built.secrets,
+        signal: ctx.signal,
+        openArtifact: (stream) => ctx.artifacts.writer('application/octet-stream', stream),
+        onChunk: (c) => {
+          if (c.at_ms - lastProgress < PROGRESS_EVERY_MS) return;
+          lastProgress = c.at_ms;
+          ctx.progress({ progress: c.seq + 1, message: `${c.stream}: chunk ${c.seq} (${c.bytes} bytes) at ${c.at_ms} ms` });
+        },
+        onSpawn: () => ctx.markSent(),
+      });
+
+      const spawned = run.reason !== 'spawn_failed' || run.duration_ms > 0;
+      let changed: { paths: string[]; truncated: boolean } | null = null;
+      if (before && spawned) {
+        // After a cancel the call's signal is aborted already; the evidence still matters, briefly.
+        const quick = new AbortController();
+        const onAbort = (): void => quick.abort();
+        let timer: NodeJS.Timeout | undefined;
+        if (ctx.signal.aborted) timer = setTimeout(onAbort, GIT_STATUS_AFTER_ABORT_MS);
+        else ctx.signal.addEventListener('abort', onAbort, { once: true });
+        try {
+          const after = await gitStatus(sandbox, ctx.workspace.root, quick.signal);
+          if (after) changed = changedPaths(ctx.workspace.root, before, after);
+        } finally {
+          clearTimeout(timer);
+          ctx.signal.removeEventListener('abort', onAbort);
+        }
+      }
+      const mayHaveChanged = changed ? changed.paths.length > 0 : writable && spawned;
+      const revision = mayHaveChanged ? ctx.revision.advance() : ctx.revision.current();
+      const collected = prepared.collect.length ? collectFiles(prepared.collect, ctx.workspace, ctx.artifacts, built.secrets) : [];
+
+      const result: ShellExecResult = {
+        exit_code: run.exit_code,
+        signal: run.signal,
+        reason: run.reason,
+        duration_ms: run.duration_ms,
+        cpu_ms: run.cpu_ms,
+        peak_rss_bytes: run.peak_rss_bytes,
+        isolation: run.isolation,
+        limits: run.limits,
+        stdout: run.stdout,
+        stderr: run.stderr,
+        changed_paths: changed?.paths ?? null,
+        changed_paths_truncated: changed?.truncated ?? false,
+        revision,
+        killed_after_exit: run.killed_after_exit,
+        collected,
+        notes: [...built.notes, ...run.notes, ...(before === null && writable ? ['changed_paths: the workspace is not a git work tree'] : [])],
+      };
+      const artifacts = [run.stdout.artifact, run.stderr.artifact, ...collected.map((c) => c.artifact)].filter((a): a is ArtifactRef => a !== null);
+      const { status, error } = outcomeOf(run);
+      return {
+        status,
+        result,
+        ...(error ? { error } : {}),
+        truncated: run.stdout.omitted_bytes > 0 || run.stderr.omitted_bytes > 0,
+        artifacts,
+        evidence: { revision, isolation: run.isolation.level, changed_paths: changed?.paths.length ?? null, exit_code: run.exit_code, reason: run.reason },
+      };
+    },
+    async reconcile() {
+      // A command's effects have no authoritative record to inspect afterwards.
+      return { settled: 'unknown', reason: 'shell.exec cannot tell what an interrupted command did; inspect the workspace' };
+    },
+  });
+}
