@@ -21,7 +21,7 @@ async function toolAlone(repo: string, artifactsDir: string, patch: string): Pro
     const tool = createFsPatch();
     const t = performance.now();
     const args = tool.args.parse({ unified_diff: patch });
-    const n = await tool.normalize(args, { workspace: ws, task_id: 'bench' as TaskId, receipts: { get: () => undefined } });
+    const n = await tool.normalize(args, { workspace: ws, task_id: 'bench' as TaskId, receipts: { get: () => undefined }, grants: () => true });
     let revision = 0;
     const out = await tool.execute({
       args,
@@ -38,6 +38,7 @@ async function toolAlone(repo: string, artifactsDir: string, patch: string): Pro
       revision: { current: () => `r${revision}`, advance: () => `r${++revision}` },
       receipts: { get: () => undefined },
       progress: () => {},
+      hidden_paths: [],
       addSecret: () => {},
       markSent: () => {},
     });

@@ -148,6 +148,24 @@ export class CompiledGrant {
     return faults;
   }
 
+  /** Whether every scope of the grant covers one resource (what normalize may ask before choosing an access). */
+  covers(r: Resource): boolean {
+    for (const { m } of this.#scopes) {
+      switch (r.kind) {
+        case 'path':
+          if (!((pathDimension(r) === 'read' ? m.read : m.write)?.(r.path) ?? true)) return false;
+          break;
+        case 'host':
+          if (!(m.hosts?.(r.host, r.port) ?? true)) return false;
+          break;
+        case 'ref':
+          if (!(m.refs?.(r.ref) ?? true)) return false;
+          break;
+      }
+    }
+    return true;
+  }
+
   /** When: not before, expires at, deadline. */
   checkTime(now: number): GrantFault[] {
     const faults: GrantFault[] = [];

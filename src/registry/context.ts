@@ -59,6 +59,12 @@ export interface NormalizeContext {
   readonly task_id: TaskId;
   /** Stored receipts, for tools whose resources are named by a receipt (fs.undo). */
   readonly receipts: ReceiptLookup;
+  /**
+   * Whether the task's grant covers a resource, for a tool that chooses the access it asks for
+   * (shell.exec binds the workspace read-only when write is not granted). Authorization still
+   * decides the whole normalized action.
+   */
+  grants(resource: Resource): boolean;
 }
 
 /** What normalize returns: every resource in canonical form, plus tool-private data for execute. */
@@ -86,6 +92,8 @@ export interface ExecuteContext<A, P = undefined> {
   readonly revision: RevisionSource;
   readonly receipts: ReceiptLookup;
   readonly progress: ProgressSink;
+  /** Host paths outside the workspace that nothing a tool runs may see (the runtime's state dir). */
+  readonly hidden_paths: readonly string[];
   /** Values that must never be recorded: redacted from everything the receipt holds. */
   addSecret(value: string): void;
   /**

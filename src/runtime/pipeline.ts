@@ -66,7 +66,9 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
     const { args, digest: argsDigest } = validateStage(tool, env.arguments);
 
     // normalize
-    const { action, prepared } = await normalizeStage(tool, args, argsDigest, parts.workspace, env.task_id, parts.receiptLookup);
+    const { action, prepared } = await normalizeStage(tool, args, argsDigest, parts.workspace, env.task_id, parts.receiptLookup, (r) =>
+      parts.policy.grantFor(env.task_id).covers(r),
+    );
     draft.normalized_action = action;
 
     // authorize
@@ -125,6 +127,7 @@ export async function runPipeline(parts: RuntimeParts, input: unknown, opts: Cal
         advance: () => `r${parts.store.advanceRevision()}`,
       },
       receipts: parts.receiptLookup,
+      hidden_paths: [parts.stateDir],
       progress: (p) => opts.onProgress?.({ ...p }),
       addSecret: (value) => {
         secrets.push(value);

@@ -100,6 +100,20 @@ function hideArgs(path: string): string[] {
   }
 }
 
+/** Workspace files that the host executes or obeys later; a link among them is skipped (bwrap would follow it). */
+export const HOST_CODE_PATHS: readonly string[] = ['.git/hooks', '.git/config', 'toolgate.config.json'];
+
+function hostCodePaths(workspace: string): string[] {
+  return HOST_CODE_PATHS.map((rel) => join(workspace, rel)).filter((path) => {
+    try {
+      const st = lstatSync(path);
+      return st.isDirectory() || st.isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
 export function isWithin(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : dir + '/');
 }
@@ -135,6 +149,9 @@ export function bwrapArgs(p: SandboxProfile, infoFd: number, blockFd: number | n
   const enclosing = secrets.filter((s) => isWithin(p.workspace, s));
   for (const s of enclosing) args.push(...hideArgs(s));
   args.push(p.workspaceWritable ? '--bind' : '--ro-bind', p.workspace, p.workspace);
+  // What runs code on the host later stays read-only even in a writable workspace: git hooks
+  // and config (core.hooksPath, fsmonitor), and Toolgate's own configuration.
+  if (p.workspaceWritable) for (const path of hostCodePaths(p.workspace)) args.push('--ro-bind', path, path);
   for (const s of secrets) if (!enclosing.includes(s)) args.push(...hideArgs(s));
   args.push('--chdir', p.cwd, '--unshare-all');
   if (p.network === 'host') args.push('--share-net');

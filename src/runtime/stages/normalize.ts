@@ -1,4 +1,4 @@
-import type { Digest, NormalizedAction, TaskId } from '../../protocol/index.js';
+import type { Digest, NormalizedAction, Resource, TaskId } from '../../protocol/index.js';
 import type { AnyTool, ReceiptLookup } from '../../registry/index.js';
 import type { Workspace } from '../../resources/index.js';
 
@@ -10,8 +10,9 @@ export async function normalizeStage(
   workspace: Workspace,
   task: TaskId,
   receipts: ReceiptLookup,
+  grants: (r: Resource) => boolean,
 ): Promise<{ action: NormalizedAction; prepared: unknown }> {
-  const n = await tool.normalize(args as never, { workspace, task_id: task, receipts });
+  const n = await tool.normalize(args as never, { workspace, task_id: task, receipts, grants });
   return {
     action: {
       tool: tool.name,

@@ -1,6 +1,6 @@
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { errorBody, ToolgateError, type ArtifactRef, type CallStatus, type Digest, type ErrorBody, type Resource } from '../../protocol/index.js';
-import { defineTool, type ExecuteContext, type ToolDefinition } from '../../registry/index.js';
+import { defineTool, type ToolDefinition } from '../../registry/index.js';
 import { Sandbox, type RunResult } from '../../sandbox/index.js';
 import { changedPaths, gitStatus } from './changes.js';
 import { collectFiles } from './collect.js';
@@ -19,7 +19,7 @@ export interface ShellExecOptions {
   readonly hostEnv?: Readonly<Record<string, string | undefined>>;
   /** Run without bubblewrap when it is missing (weaker `process` isolation). Default false. */
   readonly allowProcessIsolation?: boolean;
-  /** Bind the workspace read-write. Until the grant can say so per call, false makes every run read-only. */
+  /** false: every run binds the workspace read-only, whatever the grant. Default: as the grant allows. */
   readonly workspaceWrite?: boolean;
   readonly graceMs?: number;
   readonly bwrapPath?: string | null;
@@ -28,15 +28,9 @@ export interface ShellExecOptions {
 interface Prepared {
   /** Absolute working directory. */
   readonly cwd: string;
+  /** The workspace is bound read-write (the grant covers writing all of it). */
+  readonly writable: boolean;
   readonly collect: readonly string[];
-}
-
-/** The runtime's state dir: from the context when it says, else the folder holding the artifact store. */
-function stateDirOf(ctx: ExecuteContext<ShellExecArgs, Prepared>): string | null {
-  const explicit = (ctx as unknown as { state_dir?: unknown }).state_dir;
-  if (typeof explicit === 'string') return explicit;
-  const dir = (ctx.artifacts as unknown as { dir?: unknown }).dir;
-  return typeof dir === 'string' ? dirname(dir) : null;
 }
 
 function outcomeOf(r: RunResult): { status: CallStatus; error?: ErrorBody } {
@@ -75,7 +69,6 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
     }
     return sb;
   };
-  const writable = opts.workspaceWrite ?? true;
 
   return defineTool<ShellExecArgs, ShellExecResult, Prepared>({
     name: 'shell.exec',
@@ -106,6 +99,8 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
           collect.push(p);
         }
       }
+      // Read-write only when the grant lets the command write anywhere; else read-only.
+      const writable = opts.workspaceWrite !== false && ctx.grants({ kind: 'path', path: '.', access: 'write' });
       const resources: Resource[] = [
         { kind: 'path', path: cwd.path, access: 'execute' },
         { kind: 'path', path: '.', access: writable ? 'write' : 'read' },
@@ -115,13 +110,13 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
       return {
         resources,
         ...(args.network === 'host' ? { effect_class: 'network' as const } : {}),
-        prepared: { cwd: cwd.path === '.' ? ctx.workspace.root : join(ctx.workspace.root, cwd.path), collect },
+        prepared: { cwd: cwd.path === '.' ? ctx.workspace.root : join(ctx.workspace.root, cwd.path), writable, collect },
       };
     },
     async execute(ctx) {
       const { args, prepared } = ctx;
-      const stateDir = stateDirOf(ctx);
-      const sandbox = sandboxFor(ctx.workspace.root, [...(opts.hide ?? []), ...(stateDir ? [stateDir] : [])]);
+      const { writable } = prepared;
+      const sandbox = sandboxFor(ctx.workspace.root, [...(opts.hide ?? []), ...ctx.hidden_paths]);
       sandbox.level(); // isolation_unavailable before anything is sent
       const built = buildEnv(args.env, opts.hostEnv ?? process.env);
       for (const s of built.secrets) ctx.addSecret(s);

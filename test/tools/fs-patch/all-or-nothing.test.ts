@@ -57,7 +57,7 @@ void test('the fifth directory is replaced after the check: the write refuses an
   try {
     const tool = createFsPatch();
     const args = tool.args.parse(fiveFiles(root));
-    const n = await tool.normalize(args, { workspace: ws, task_id: 't' as TaskId, receipts: { get: () => undefined } });
+    const n = await tool.normalize(args, { workspace: ws, task_id: 't' as TaskId, receipts: { get: () => undefined }, grants: () => true });
     let revision = 0;
     const events: string[] = [];
     const ctx: ExecuteContext<FsPatchArgs, typeof n.prepared> = {
@@ -75,6 +75,7 @@ void test('the fifth directory is replaced after the check: the write refuses an
       revision: { current: () => `r${revision}`, advance: () => `r${++revision}` },
       receipts: { get: () => undefined },
       progress: () => {},
+      hidden_paths: [],
       addSecret: () => {},
       markSent: () => {
         // Someone swaps d5 for a copy right after every check passed.

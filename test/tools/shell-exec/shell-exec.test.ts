@@ -12,7 +12,7 @@ import type { ShellExecResult } from '../../../src/tools/shell-exec/schema.js';
 import { newMarker, processesWithMarker, waitFor } from '../../sandbox/fixtures.js';
 
 // The spine grant matches paths with globs; '.' (the workspace root) is named explicitly.
-const GRANT: TaskGrant = { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**', '.'], write: ['**', '.'] };
+const GRANT: TaskGrant = { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**'], write: ['**'] };
 
 interface Rig {
   readonly rt: Runtime;
@@ -21,7 +21,7 @@ interface Rig {
   done(): Promise<void>;
 }
 
-function rig(o: { git?: boolean; stateBase?: string; tool?: ShellExecOptions } = {}): Rig {
+function rig(o: { git?: boolean; stateBase?: string; tool?: ShellExecOptions; grant?: TaskGrant } = {}): Rig {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'tg-shell-')));
   const workspace = join(base, 'ws');
   mkdirSync(workspace);
@@ -33,7 +33,7 @@ function rig(o: { git?: boolean; stateBase?: string; tool?: ShellExecOptions } =
     execFileSync('git', ['-C', workspace, 'add', '.']);
     execFileSync('git', ['-C', workspace, '-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'init']);
   }
-  const rt = createRuntime({ workspace, stateDir: state, tools: [createShellExec({ graceMs: 300, ...o.tool }) as never], grant: GRANT });
+  const rt = createRuntime({ workspace, stateDir: state, tools: [createShellExec({ graceMs: 300, ...o.tool }) as never], grant: o.grant ?? GRANT });
   return {
     rt,
     workspace,
@@ -230,6 +230,24 @@ test('with workspaceWrite false the workspace is read-only and the action asks o
   }
 });
 
+test('a grant without write binds the workspace read-only, and the action says so', async () => {
+  const r = rig({ grant: { tools: ['*'], effects: ['read', 'execute'], read: ['**'], write: [] } });
+  try {
+    writeFileSync(join(r.workspace, 'kept.txt'), 'kept\n');
+    const receipt = await r.rt.call(call({ shell: 'sh', script: 'cat kept.txt; echo x > kept.txt' }));
+    assert.equal(receipt.status, 'failed', JSON.stringify(receipt.error));
+    assert.equal(resultOf(receipt).isolation.workspace, 'read-only');
+    assert.match(resultOf(receipt).stdout.preview, /kept/);
+    assert.deepEqual(
+      receipt.normalized_action?.resources.filter((x) => x.kind === 'path' && x.path === '.' && x.access !== 'execute'),
+      [{ kind: 'path', path: '.', access: 'read' }],
+    );
+    assert.equal(readFileSync(join(r.workspace, 'kept.txt'), 'utf8'), 'kept\n');
+  } finally {
+    await r.done();
+  }
+});
+
 test('without bubblewrap the receipt is isolation_unavailable and nothing runs; allowed process isolation is recorded as such', async () => {
   const strict = rig({ tool: { bwrapPath: null } });
   try {
@@ -248,5 +266,26 @@ test('without bubblewrap the receipt is isolation_unavailable and nothing runs; 
     assert.equal(resultOf(receipt).isolation.level, 'process');
   } finally {
     await weak.done();
+  }
+});
+
+test('a writable workspace still keeps git hooks, git config and toolgate.config.json read-only', async () => {
+  const r = rig({ git: true });
+  try {
+    writeFileSync(join(r.workspace, 'toolgate.config.json'), '{}');
+    const script = [
+      'echo "#!/bin/sh" > .git/hooks/pre-commit',
+      'git config core.hooksPath /tmp/evil',
+      'echo "{\\"state_dir\\":\\"/tmp\\"}" > toolgate.config.json',
+      'echo ok > allowed.txt',
+    ].join('; ');
+    const receipt = await r.rt.call(call({ shell: 'sh', script }));
+    assert.equal(resultOf(receipt).isolation.workspace, 'read-write');
+    assert.equal(readFileSync(join(r.workspace, 'allowed.txt'), 'utf8'), 'ok\n', 'control: the workspace is writable');
+    assert.ok(!readdirSync(join(r.workspace, '.git', 'hooks')).includes('pre-commit'));
+    assert.doesNotMatch(readFileSync(join(r.workspace, '.git', 'config'), 'utf8'), /hooksPath/);
+    assert.equal(readFileSync(join(r.workspace, 'toolgate.config.json'), 'utf8'), '{}');
+  } finally {
+    await r.done();
   }
 });
