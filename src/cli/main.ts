@@ -8,10 +8,11 @@ import { reconcileCommand } from './reconcile.js';
 import { registryCommand } from './registry.js';
 import { undoCommand } from './undo.js';
 import { serveCommand } from './serve.js';
+import { doctorCommand } from './doctor.js';
 import { UsageError, type Command, type Io } from './usage.js';
 
 /** The one list of commands. */
-export const COMMANDS: readonly Command[] = [serveCommand, callCommand, receiptsCommand, approvalsCommand, approveCommand, denyCommand, auditCommand, reconcileCommand, registryCommand, undoCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, callCommand, receiptsCommand, approvalsCommand, approveCommand, denyCommand, auditCommand, reconcileCommand, registryCommand, undoCommand, doctorCommand];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
