@@ -22,9 +22,8 @@ const ROW_COLUMNS = 'seq, receipt_id, task_id, logical_effect_id, idempotency_ke
 export class ReceiptTable {
   readonly #db: Database;
   readonly #head: Statement<[string], { head_digest: string | null }>;
-  readonly #ensureTask: Statement<[string, string]>;
   readonly #insert: Statement<[string, string, string | null, string | null, string, string, string, string, string | null, string]>;
-  readonly #advance: Statement<[string, string]>;
+  readonly #advance: Statement<[string, string, string]>;
   readonly #effect: Statement<[string, string | null, string, string, string]>;
   readonly #byId: Statement<[string], { body: string }>;
   readonly #commit: Transaction<(req: CommitRequest) => Receipt>;
@@ -35,17 +34,19 @@ export class ReceiptTable {
   constructor(db: Database) {
     this.#db = db;
     this.#head = db.prepare(`SELECT head_digest FROM tasks WHERE task_id = ?`);
-    this.#ensureTask = db.prepare(`INSERT INTO tasks (task_id, created_at) VALUES (?, ?) ON CONFLICT(task_id) DO NOTHING`);
     this.#insert = db.prepare(
       `INSERT INTO receipts (receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.#advance = db.prepare(`UPDATE tasks SET head_digest = ?, receipt_count = receipt_count + 1 WHERE task_id = ?`);
+    // One statement makes the task row if needed and moves its head.
+    this.#advance = db.prepare(
+      `INSERT INTO tasks (task_id, created_at, head_digest, receipt_count) VALUES (?, ?, ?, 1)
+       ON CONFLICT(task_id) DO UPDATE SET head_digest = excluded.head_digest, receipt_count = receipt_count + 1`,
+    );
     this.#effect = db.prepare(`UPDATE effects SET state = ?, receipt_id = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
     this.#byId = db.prepare(`SELECT body FROM receipts WHERE receipt_id = ?`);
     this.#commit = db.transaction((req: CommitRequest): Receipt => {
       const task = req.body.task_id;
-      this.#ensureTask.run(task, req.body.finished_at);
       const prev = (this.#head.get(task)?.head_digest ?? null) as Digest | null;
       const receipt = sealReceipt({ ...req.body, prev_receipt_digest: prev });
       this.#insert.run(
@@ -60,7 +61,7 @@ export class ReceiptTable {
         prev,
         JSON.stringify(receipt),
       );
-      this.#advance.run(receipt.digest, task);
+      this.#advance.run(task, receipt.finished_at, receipt.digest);
       if (req.effect) this.#effect.run(req.effect.state, receipt.receipt_id, receipt.finished_at, task, req.effect.key);
       return receipt;
     });
