@@ -77,7 +77,8 @@ try {
     {
       label: 'toolgate fs_read',
       command: process.execPath,
-      args: ['--import', 'tsx', join(here, 'toolgate-server.ts'), workspace, join(base, 'state')],
+      // The command a user runs (the built bin), not a TypeScript stand-in.
+      args: [join(here, '../../dist/src/cli/main.js'), 'serve', '--stdio', '--workspace', workspace, '--state-dir', join(base, 'state')],
       tool: 'fs_read',
       arguments: { path: 'a.txt' },
       check: (r) => {
