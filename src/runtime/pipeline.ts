@@ -34,6 +34,15 @@ function attemptOf(parts: RuntimeParts, env: Envelope): AttemptId {
  * redact → commit. A stage that refuses throws a ToolgateError; the refusal becomes the receipt.
  */
 export async function runPipeline(parts: RuntimeParts, input: unknown, opts: CallOptions): Promise<Receipt> {
+  parts.inflight.count++;
+  try {
+    return await runStages(parts, input, opts);
+  } finally {
+    parts.inflight.count--;
+  }
+}
+
+async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions): Promise<Receipt> {
   const arrived = Date.now();
   const draft: Draft = receiptSkeleton(taskOf(input), 'att_unparsed' as AttemptId, new Date(arrived).toISOString());
   const secrets: string[] = [...parts.secrets];
@@ -186,8 +195,9 @@ function commitStage(parts: RuntimeParts, draft: Draft, tool: AnyTool | null, se
   draft.finished_at = new Date().toISOString();
   const effect = heldKey === null ? undefined : { key: heldKey, state: executed?.effect ?? 'released' };
   const req = { body: draft, ...(effect ? { effect } : {}) };
-  // Alone, a call commits at once; with others in flight, commits of one turn share a transaction.
-  return parts.admission.active + parts.admission.queued > 0 ? parts.store.commitBatched(req) : Promise.resolve(parts.store.commit(req));
+  // Alone, a call commits at once; with other calls in the pipeline, the commits of one turn of
+  // the event loop share a transaction.
+  return parts.inflight.count > 1 ? parts.store.commitBatched(req) : Promise.resolve(parts.store.commit(req));
 }
 
 /** Cheap bound before serializing: JSON escaping at most sextuples a string (\u00XX). */

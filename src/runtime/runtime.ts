@@ -84,6 +84,8 @@ export interface RuntimeParts {
   /** Scopes of running calls, by task, for task cancellation. */
   readonly running: Map<TaskId, Set<CallScope>>;
   readonly cancelledTasks: Set<TaskId>;
+  /** Calls inside the pipeline now (from parse to commit): commits batch when there are others. */
+  readonly inflight: { count: number };
 }
 
 export class Runtime {
@@ -131,6 +133,7 @@ export class Runtime {
         attempts: new Map(),
         running: new Map(),
         cancelledTasks: new Set(),
+        inflight: { count: 0 },
       };
     } catch (e) {
       workspace.close();
