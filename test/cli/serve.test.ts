@@ -10,27 +10,10 @@ import { serveCommand } from '../../src/cli/serve.js';
 import { UsageError } from '../../src/cli/usage.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { tempDirs } from '../support/fixtures.js';
+import { alive, waitFor } from '../support/processes.js';
 
 const BIN = join(import.meta.dirname, '../../dist/src/cli/main.js');
 const io = { out: () => {}, err: () => {} };
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return cond();
-}
 
 async function receiptsOf(workspace: string, state: string, task: string): Promise<string[]> {
   const rt = createRuntime({ workspace, stateDir: state });

@@ -10,6 +10,7 @@ import { builtinTools } from '../../src/tools/index.js';
 import { tempDirs } from '../support/fixtures.js';
 import { ledgerLines } from '../support/probe-tools.js';
 import { slowTool } from '../support/slow-tool.js';
+import { waitFor } from '../support/processes.js';
 
 /** Every current registry tool under its MCP name, plus the test tool. */
 const EXPECTED_TOOLS = [...new Set(builtinTools().map((t) => t.name.replace(/\./g, '_'))), 'test_slow'].sort();
@@ -20,15 +21,6 @@ async function connect(url: string, era: Era, headers: Record<string, string> = 
   const client = new Client({ name: 'toolgate-http-test', version: '1.0.0' }, era === 'legacy' ? {} : { versionNegotiation: { mode: { pin: era } } });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
-}
-
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return cond();
 }
 
 const INIT = JSON.stringify({

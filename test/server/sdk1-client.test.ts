@@ -14,18 +14,10 @@ import { builtinTools } from '../../src/tools/index.js';
 import { tempDirs } from '../support/fixtures.js';
 import { ledgerLines } from '../support/probe-tools.js';
 import { slowTool } from '../support/slow-tool.js';
+import { waitFor } from '../support/processes.js';
 
 const MAIN = join(import.meta.dirname, '../support/mcp-stdio-main.ts');
 const GRANT = { tools: ['*'], effects: ['read' as const], read: ['src/**'], write: [] };
-
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return cond();
-}
 
 describe('SDK 1.32 clients', () => {
   const dirs = tempDirs('tg-sdk1');

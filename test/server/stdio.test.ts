@@ -10,6 +10,7 @@ import { builtinTools } from '../../src/tools/index.js';
 import { tempDirs } from '../support/fixtures.js';
 import { ledgerLines } from '../support/probe-tools.js';
 import { slowTool } from '../support/slow-tool.js';
+import { alive, waitFor } from '../support/processes.js';
 
 /** Every current registry tool under its MCP name, plus the test tool. */
 const EXPECTED_TOOLS = [...new Set(builtinTools().map((t) => t.name.replace(/\./g, '_'))), 'test_slow'].sort();
@@ -33,24 +34,6 @@ async function connect(config: object, era: Era): Promise<Connected> {
   });
   await client.connect(transport);
   return { client, transport };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return cond();
 }
 
 describe('MCP server over stdio, with a real SDK client in a child process', () => {

@@ -9,6 +9,7 @@ import { createFsSearch } from '../../../src/tools/fs-search/tool.js';
 import { FIRST_BATCH } from '../../../src/tools/fs-search/batches.js';
 import type { AnyTool } from '../../../src/registry/index.js';
 import type { FsSearchResult } from '../../../src/tools/fs-search/schema.js';
+import { alive } from '../../support/processes.js';
 
 let root: string;
 before(() => {
@@ -16,15 +17,6 @@ before(() => {
   write(root, 'src/long.txt', 'a'.repeat(100_000) + '!\n');
 });
 after(() => rmSync(root, { recursive: true, force: true }));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('fs.search regex safety and stopping the work', () => {
   it('ripgrep runs a catastrophic pattern in linear time', async () => {
