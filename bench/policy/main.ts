@@ -32,7 +32,10 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const rounds = Number(process.argv[2] ?? 5);
 const base = mkdtempSync(join(tmpdir(), 'tg-bench-policy-'));
 try {
-  const registry = new Registry([...builtinTools(), ...benchTools()]);
+  // Stand-ins only for the tools that are not built in (fs.search and shell.exec now are).
+  const builtins = builtinTools();
+  const toolset = [...builtins, ...benchTools().filter((t) => !builtins.some((b) => b.name === t.name))];
+  const registry = new Registry(toolset);
   const policy = CedarPolicySet.load(registry.manifest, [{ name: 'bench.cedar', text: fiftyPolicies() }]);
   const db = new Database(join(base, 'toolgate.db'));
   db.pragma('journal_mode = WAL');
@@ -85,7 +88,7 @@ try {
   mkdirSync(join(ws, 'src'), { recursive: true });
   for (let i = 0; i < 20; i++) writeFileSync(join(ws, 'src', `file${i}.ts`), `export const x${i} = ${i};\n`.repeat(20));
   // the runtime authorizes every call with the same 50-policy set
-  const rt = createRuntime({ workspace: ws, stateDir: join(base, 'state'), tools: [...builtinTools(), ...benchTools()], policies: [{ name: 'bench.cedar', text: fiftyPolicies() }] });
+  const rt = createRuntime({ workspace: ws, stateDir: join(base, 'state'), tools: toolset, policies: [{ name: 'bench.cedar', text: fiftyPolicies() }] });
 
   let fresh = 1_000_000; // distinct actions never seen before: every one is a cache miss
   const cases: Case[] = [
