@@ -20,3 +20,4 @@ export {
 export { applyAllOrNothing, asToolgateError, type FileChange, type TransactionResult } from './paths/file-transaction.js';
 export { openDirectoryBeneath, assertBeneath, type OpenedDirectory } from './paths/open-directory.js';
 export { resolveWriteTarget, resolveStable, openWriteTarget, assertWritable, type WriteTarget, type OpenedTarget } from './paths/write-target.js';
+export { readAt } from './paths/read-at.js';

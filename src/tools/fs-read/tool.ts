@@ -1,8 +1,8 @@
-import { closeSync, readSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolgateError } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import type { ResolvedPath } from '../../resources/index.js';
+import { readAt, type ResolvedPath } from '../../resources/index.js';
 import { FileInfoCache, lastCharBoundary } from './file-info.js';
 
 export const FS_READ_DEFAULT_MAX_BYTES = 256 * 1024;
@@ -35,17 +35,6 @@ export const fsReadResult = z.strictObject({
   continuation: z.string().nullable(),
 });
 export type FsReadResult = z.infer<typeof fsReadResult>;
-
-function readAt(fd: number, offset: number, length: number): Buffer {
-  const buf = Buffer.allocUnsafe(length);
-  let got = 0;
-  while (got < length) {
-    const n = readSync(fd, buf, got, length - got, offset + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return got === length ? buf : buf.subarray(0, got);
-}
 
 /** Byte offset where 1-based `line` starts, scanning from `from` (at line `fromLine`). */
 function offsetOfLine(fd: number, head: Buffer | undefined, size: number, line: number): number {

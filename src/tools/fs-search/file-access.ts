@@ -2,9 +2,9 @@
 // once, from its parent's fd, and each file through its directory, all with O_NOFOLLOW (the
 // same walk as Workspace.openLeaf, shared between the files of one search). A file that
 // turned into a link (or vanished) since it was listed reads as absent.
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readlinkSync } from 'node:fs';
 import type { Workspace } from '../../resources/index.js';
-import { procPath } from '../../resources/index.js';
+import { procPath, readAt } from '../../resources/index.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = constants;
 /** Like git: a NUL byte in the first 8000 bytes makes a file binary. */
@@ -83,14 +83,7 @@ export class FileReader {
     const fd = this.open(path);
     if (fd === null) return null;
     try {
-      const buf = Buffer.allocUnsafe(bytes);
-      let got = 0;
-      while (got < bytes) {
-        const n = readSync(fd, buf, got, bytes - got, got);
-        if (n === 0) break;
-        got += n;
-      }
-      return buf.subarray(0, got);
+      return readAt(fd, 0, bytes);
     } finally {
       closeSync(fd);
     }
@@ -103,14 +96,7 @@ export class FileReader {
     try {
       const size = fstatSync(fd).size;
       if (size > limit) return null;
-      const buf = Buffer.allocUnsafe(size);
-      let got = 0;
-      while (got < size) {
-        const n = readSync(fd, buf, got, size - got, got);
-        if (n === 0) break;
-        got += n;
-      }
-      return buf.subarray(0, got);
+      return readAt(fd, 0, size);
     } finally {
       closeSync(fd);
     }

@@ -1,7 +1,7 @@
-import { closeSync, fstatSync, readSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
 import { ToolgateError, type ArtifactRef } from '../../protocol/index.js';
 import type { ArtifactSink } from '../../registry/index.js';
-import type { Workspace } from '../../resources/index.js';
+import { readAt, type Workspace } from '../../resources/index.js';
 import { SecretFilter } from '../../sandbox/index.js';
 
 export const MAX_COLLECT_FILE_BYTES = 8 * 1024 * 1024;
@@ -11,17 +11,6 @@ export interface Collected {
   readonly path: string;
   readonly artifact: ArtifactRef | null;
   readonly error: string | null;
-}
-
-function readAll(fd: number, size: number): Buffer {
-  const buf = Buffer.allocUnsafe(size);
-  let got = 0;
-  while (got < size) {
-    const n = readSync(fd, buf, got, size - got, got);
-    if (n === 0) break;
-    got += n;
-  }
-  return buf.subarray(0, got);
 }
 
 /**
@@ -43,7 +32,7 @@ export function collectFiles(paths: readonly string[], workspace: Workspace, art
         if (size > MAX_COLLECT_FILE_BYTES) throw new ToolgateError('limit_exceeded', `${resolved.path} is ${size} bytes, over ${MAX_COLLECT_FILE_BYTES}`);
         if (total + size > MAX_COLLECT_TOTAL_BYTES) throw new ToolgateError('limit_exceeded', `collecting ${resolved.path} would pass ${MAX_COLLECT_TOTAL_BYTES} bytes in total`);
         const filter = new SecretFilter(secrets);
-        const data = Buffer.concat([filter.push(readAll(fd, size)), filter.flush()]);
+        const data = Buffer.concat([filter.push(readAt(fd, 0, size)), filter.flush()]);
         total += size;
         out.push({ path: resolved.path, artifact: artifacts.put(data, 'application/octet-stream', `collect:${resolved.path}`), error: null });
       } finally {
