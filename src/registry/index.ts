@@ -1,5 +1,6 @@
 export {
   defineTool,
+  anyTool,
   type ToolSpec,
   type ToolDefinition,
   type AnyTool,

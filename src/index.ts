@@ -1,0 +1,50 @@
+// The package's public surface: every export here is a decision (no `export *`).
+
+// Running calls
+export { createRuntime, Runtime, type RuntimeOptions, type CallOptions, type ReconcileReport, type ReconcileEntry } from './runtime/index.js';
+
+// The protocol: envelopes, receipts, errors
+export {
+  PROTOCOL_VERSION,
+  ERROR_CODES,
+  CALL_STATUSES,
+  EFFECT_CLASSES,
+  ToolgateError,
+  parseEnvelope,
+  canonicalJson,
+  digestOf,
+  type ErrorCode,
+  type ErrorBody,
+  type Envelope,
+  type Receipt,
+  type CallStatus,
+  type EffectClass,
+  type NormalizedAction,
+  type Resource,
+  type Decision,
+  type ArtifactRef,
+  type Digest,
+  type TaskId,
+  type ReceiptId,
+} from './protocol/index.js';
+
+// Defining tools
+export {
+  defineTool,
+  anyTool,
+  Registry,
+  type ToolSpec,
+  type ToolDefinition,
+  type AnyTool,
+  type ExecuteContext,
+  type NormalizeContext,
+  type ToolOutcome,
+  type Manifest,
+} from './registry/index.js';
+export { builtinTools } from './tools/index.js';
+
+// Capabilities and policy
+export { attenuate, parseGrantFile, DEFAULT_GRANT, type TaskGrant, type Grant, type Restrictions, type PolicySource } from './policy/index.js';
+
+// MCP
+export { serveMcpStdio, serveMcpHttp, type StdioServeOptions, type HttpServeOptions } from './server/index.js';
