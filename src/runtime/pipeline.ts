@@ -163,7 +163,8 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
     draft.status = statusOf(err.code);
     draft.error = err.toBody();
   } finally {
-    if (reservation) {
+    // A grant without a budget reserved nothing (id null): there is no usage to measure.
+    if (reservation && reservation.id !== null) {
       if (executed && draft.normalized_action) parts.policy.settle(reservation, usageOf(draft.normalized_action, executed, executedMs));
       else parts.policy.release(reservation);
     }
