@@ -57,7 +57,6 @@ export class Registry {
         known: [...new Set(pinned.tools.map((e) => e.name))],
       });
     }
-    const pinnedIsCurrent = pinned.revision === this.manifest.revision;
     let entry: ManifestEntry | undefined;
     if (version === undefined) {
       entry = candidates
@@ -78,11 +77,9 @@ export class Registry {
     if (entry.deprecation.state === 'retired') throw unavailable('retired before this task pinned its registry');
     const tool = this.#byKey.get(`${entry.name}@${entry.version}`);
     if (!tool) throw unavailable('this runtime no longer has the implementation');
-    const now_ = tool.deprecation;
-    if (now_.state === 'retired') {
-      if (pinnedIsCurrent) throw unavailable('retired');
-      if (now >= Date.parse(now_.migration_window_ends)) throw unavailable('retired and its migration window has ended');
-    }
+    // Retired since the task pinned it: usable until the migration window ends.
+    const current = tool.deprecation;
+    if (current.state === 'retired' && now >= Date.parse(current.migration_window_ends)) throw unavailable('retired and its migration window has ended');
     return { tool, entry };
   }
 }

@@ -1,4 +1,4 @@
-import { closeSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolgateError } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
@@ -90,10 +90,10 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
       const fd = ctx.workspace.openFileForRead(prepared);
       try {
         const maxBytes = args.max_bytes ?? FS_READ_DEFAULT_MAX_BYTES;
-        let head: Buffer | undefined;
-        const first = infos.get(fd);
-        if (first.stat.size <= WHOLE_FILE_FAST_PATH) head = readAt(fd, 0, first.stat.size);
-        const info = head && head.length !== first.info.size ? infos.get(fd, head).info : first.info;
+        // A small file is read once: the same bytes give the page and, on a cache miss, the digest.
+        const statSize = fstatSync(fd).size;
+        const head = statSize <= WHOLE_FILE_FAST_PATH ? readAt(fd, 0, statSize) : undefined;
+        const info = infos.get(fd, head).info;
         const size = info.size;
 
         let offset = 0;
