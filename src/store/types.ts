@@ -26,17 +26,12 @@ export interface EffectRecord {
   readonly updated_at: string;
 }
 
-export interface ClaimRequest {
-  readonly task_id: TaskId;
-  readonly effect_key: string;
-  readonly logical_effect_id: string | null;
-  readonly idempotency_key: string | null;
-  readonly args_digest: Digest;
-  readonly tool: string;
-  readonly tool_version: string;
-  readonly attempt_id: AttemptId;
-  readonly deadline: number;
-  readonly arguments: unknown;
+/** What a call brings to a claim: the record's identity and arguments; the store sets the rest. */
+export interface ClaimRequest
+  extends Pick<
+    EffectRecord,
+    'task_id' | 'effect_key' | 'logical_effect_id' | 'idempotency_key' | 'args_digest' | 'tool' | 'tool_version' | 'attempt_id' | 'deadline' | 'arguments'
+  > {
   /** Whether an ambiguous record may simply be run again (the tool's contract). */
   readonly safe_to_repeat: boolean;
 }
