@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveCommand } from './command.js';
 import { Sandbox, type SandboxOptions } from './sandbox.js';
+import { installHint } from './install-hint.js';
 
 /** One line of `toolgate doctor`. */
 export interface DoctorCheck {
@@ -57,7 +58,7 @@ export async function sandboxDoctor(opts: Pick<SandboxOptions, 'bwrapPath'> = {}
             },
       );
     } else {
-      checks.push({ name: 'bubblewrap', ok: false, detail: 'not found', fix: 'install bubblewrap (apt install bubblewrap / dnf install bubblewrap); without it shell.exec refuses with isolation_unavailable' });
+      checks.push({ name: 'bubblewrap', ok: false, detail: 'not found', fix: `${installHint('bwrap')}; without it shell.exec refuses with isolation_unavailable` });
     }
     const bases = Object.keys(h.cgroups.bases);
     checks.push(
@@ -71,9 +72,9 @@ export async function sandboxDoctor(opts: Pick<SandboxOptions, 'bwrapPath'> = {}
           },
     );
     if (h.strayFds.length) checks.push({ name: 'inherited descriptors', ok: true, detail: `closed before each sandbox: ${h.strayFds.join(' ')}` });
-    for (const tool of ['git', 'rg']) {
+    for (const tool of ['git', 'rg'] as const) {
       const at = resolveCommand(tool, dir, process.env['PATH'] ?? '/usr/bin:/bin');
-      checks.push(at ? { name: tool, ok: true, detail: at } : { name: tool, ok: false, detail: 'not found on PATH', fix: tool === 'rg' ? 'install ripgrep' : 'install git' });
+      checks.push(at ? { name: tool, ok: true, detail: at } : { name: tool, ok: false, detail: 'not found on PATH', fix: installHint(tool) });
     }
     checks.push({ name: 'apparmor userns restriction', ok: true, detail: existsSync(APPARMOR_USERNS) ? (apparmorRestricts() ? 'on' : 'off') : 'not present' });
   } finally {

@@ -9,6 +9,7 @@ import { bwrapArgs, defaultHomes, visibilityOf, type NetworkMode, type SandboxPr
 import type { StreamName, StreamSummary } from './stream-capture.js';
 import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
 import { wrapperScript, type WrapperShell } from './wrapper.js';
+import { installHint, SYSTEM_PACKAGES } from './install-hint.js';
 
 export type IsolationLevel = 'bwrap' | 'process';
 
@@ -120,7 +121,11 @@ export class Sandbox {
     if (!h.shell) throw new ToolgateError('isolation_unavailable', 'no /bin/sh to start the sandbox with', { isolation: 'none' });
     if (h.bwrap) return 'bwrap';
     if (this.#o.allowProcessIsolation) return 'process';
-    throw new ToolgateError('isolation_unavailable', 'bubblewrap is not installed and process isolation is not allowed', { isolation: 'none', missing: 'bwrap' });
+    throw new ToolgateError(
+      'isolation_unavailable',
+      `shell.exec cannot run commands: bubblewrap (bwrap), its sandbox, is not installed on this host and process isolation is not allowed; ${installHint('bwrap')}`,
+      { isolation: 'none', missing: 'bwrap', package: SYSTEM_PACKAGES.bwrap.debian },
+    );
   }
 
   async run(req: RunRequest): Promise<RunResult> {
