@@ -23,6 +23,12 @@ function terminated(): { readonly signal: Promise<NodeJS.Signals>; dispose(): vo
   };
 }
 
+/** A person who typed `serve --stdio` at a prompt sees a silent process; say what it is for. */
+const STDIO_ON_A_TERMINAL =
+  'toolgate: serve --stdio speaks MCP on stdin/stdout and is meant to be started by an MCP client ' +
+  '(e.g. `claude mcp add toolgate -- npx toolgate serve --stdio --workspace .`); Ctrl-D ends it. ' +
+  'To try a tool by hand: toolgate call fs.read --args \'{"path":"README.md"}\'';
+
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'serve the tools over MCP (stdio or Streamable HTTP)',
@@ -77,6 +83,7 @@ ${policyHelp(21)}
     try {
       if (port === undefined) {
         // stdout carries the protocol: nothing else may be written there.
+        if (process.stdin.isTTY) io.err(STDIO_ON_A_TERMINAL);
         const serving = serveMcpStdio(rt, { ...(values.task ? { taskId: values.task } : {}), onError });
         await serving.closed;
         return 0;
