@@ -1,0 +1,68 @@
+// One successful call of every built-in tool through the built CLI, the way a user runs it.
+// The Node 22 and 24 stage (scripts/test-node-versions.mjs) runs this file too, so the native
+// modules (better-sqlite3, ast-grep) and the sandbox are proven on each Node a user may run.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { builtinTools } from '../../src/tools/index.js';
+import { tempDirs } from '../support/fixtures.js';
+
+const BIN = join(import.meta.dirname, '../../dist/src/cli/main.js');
+
+interface Receipt {
+  readonly receipt_id: string;
+  readonly status: string;
+  readonly result?: Record<string, unknown>;
+  readonly error?: { code: string; message: string };
+}
+
+describe(`every built-in tool, one call through the built CLI (Node ${process.version})`, () => {
+  it('reads, searches (ripgrep and ast-grep), writes, patches, renames, deletes, undoes and runs a sandboxed command', () => {
+    const d = tempDirs('tg-every');
+    const called = new Set<string>();
+    const call = (tool: string, args: object): Receipt => {
+      const r = spawnSync(process.execPath, [BIN, 'call', tool, '--args', JSON.stringify(args), '--workspace', d.workspace, '--state-dir', d.state, '--task', 'every-tool'], {
+        encoding: 'utf8',
+      });
+      const receipt = JSON.parse(r.stdout) as Receipt;
+      assert.equal(receipt.status, 'succeeded', `${tool}: ${JSON.stringify(receipt.error ?? receipt)} ${r.stderr}`);
+      called.add(tool);
+      return receipt;
+    };
+    try {
+      execFileSync('git', ['init', '-q'], { cwd: d.workspace });
+      mkdirSync(join(d.workspace, 'src'));
+      writeFileSync(join(d.workspace, 'src/load.ts'), 'export function loadConfig(path: string) {\n  return path;\n}\n');
+
+      assert.equal(call('fs.read', { path: 'src/load.ts', max_lines: 1 }).result?.['content'], 'export function loadConfig(path: string) {\n');
+      const literal = call('fs.search', { query: 'loadConfig' });
+      assert.equal(literal.result?.['engine'], 'ripgrep');
+      assert.match(JSON.stringify(literal.result), /src\/load\.ts/);
+      const symbol = call('fs.search', { mode: 'symbol', query: 'loadConfig' });
+      assert.match(JSON.stringify(symbol.result), /src\/load\.ts/);
+
+      const written = call('fs.write', { path: 'notes.md', content: 'one\n', mode: 'create' });
+      call('fs.patch', { files: [{ path: 'notes.md', edits: [{ old: 'one\n', new: 'two\n' }] }] });
+      assert.equal(readFileSync(join(d.workspace, 'notes.md'), 'utf8'), 'two\n');
+      call('fs.rename', { from: 'notes.md', to: 'renamed.md', overwrite: false });
+      call('fs.delete', { path: 'renamed.md', recursive: false, max_entries: 1 });
+      assert.equal(existsSync(join(d.workspace, 'renamed.md')), false);
+      const second = call('fs.write', { path: 'undo-me.md', content: 'x\n', mode: 'create' });
+      call('fs.undo', { receipt_id: second.receipt_id });
+      assert.equal(existsSync(join(d.workspace, 'undo-me.md')), false);
+      assert.ok(written.receipt_id);
+
+      const sh = call('shell.exec', { argv: ['sh', '-c', 'cat src/load.ts | wc -l'] });
+      const r = sh.result as { isolation: { level: string }; stdout: { preview: string } };
+      assert.equal(r.isolation.level, 'bwrap');
+      assert.equal(r.stdout.preview, '3\n');
+
+      const names = new Set(builtinTools().map((t) => t.name));
+      assert.deepEqual([...called].sort(), [...names].sort(), 'every built-in tool was called');
+    } finally {
+      d.cleanup();
+    }
+  });
+});
