@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// The system programs Toolgate's sandbox, search and tests need, checked in one place.
+// `npm run setup`, `npm test` and .ci/run all start here, so a missing program is one line with
+// its fix before anything else runs, not a cascade of failing tests.
+//
+//   node scripts/prerequisites.mjs            install what is missing when root with apt-get,
+//                                             otherwise print the install command and exit 1
+//   node scripts/prerequisites.mjs --check    never install: print what is missing, exit 1 if any
+//
+// Only Node's own modules: it runs before `npm ci` has installed anything.
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+
+/**
+ * Program → package, per distribution. Kept in step with src/sandbox/install-hint.ts (the text a
+ * model or `toolgate doctor` shows); test/package/prerequisites.test.ts checks the two agree.
+ */
+export const PREREQUISITES = [
+  { program: 'bwrap', why: 'the shell.exec sandbox', debian: 'bubblewrap', fedora: 'bubblewrap', arch: 'bubblewrap' },
+  { program: 'rg', why: 'the fast fs.search engine', debian: 'ripgrep', fedora: 'ripgrep', arch: 'ripgrep' },
+  { program: 'git', why: 'workspace revisions and search', debian: 'git', fedora: 'git', arch: 'git' },
+  { program: 'script', why: 'shell.exec with a terminal (pty)', debian: 'bsdutils', fedora: 'util-linux-script', arch: 'util-linux' },
+];
+
+function onPath(program, path = process.env.PATH ?? '/usr/bin:/bin') {
+  for (const dir of ['/usr/bin', ...path.split(delimiter).filter(Boolean)]) {
+    try {
+      accessSync(join(dir, program), constants.X_OK);
+      return join(dir, program);
+    } catch {
+      // next directory
+    }
+  }
+  return null;
+}
+
+export function missingPrerequisites() {
+  return PREREQUISITES.filter((p) => onPath(p.program) === null);
+}
+
+/** The exact command for each family of distributions, for what is missing. */
+export function installCommands(missing) {
+  const of = (key) => [...new Set(missing.map((p) => p[key]))].join(' ');
+  return [
+    `Debian/Ubuntu: sudo apt-get update && sudo apt-get install -y ${of('debian')}`,
+    `Fedora:        sudo dnf install -y ${of('fedora')}`,
+    `Arch:          sudo pacman -S --needed ${of('arch')}`,
+  ];
+}
+
+function isDebianLike() {
+  try {
+    return /^(ID|ID_LIKE)=.*\b(debian|ubuntu)\b/m.test(readFileSync('/etc/os-release', 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+function aptInstall(packages) {
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  for (const argv of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', ...packages]]) {
+    const r = spawnSync('apt-get', argv, { stdio: ['ignore', 'inherit', 'inherit'], env });
+    if (r.status !== 0) return false;
+  }
+  return true;
+}
+
+function main(args) {
+  const checkOnly = args.includes('--check');
+  let missing = missingPrerequisites();
+  if (missing.length === 0) return 0;
+  const canInstall = !checkOnly && process.getuid?.() === 0 && isDebianLike() && onPath('apt-get') !== null;
+  if (canInstall) {
+    const packages = [...new Set(missing.map((p) => p.debian))];
+    console.error(`toolgate: installing ${packages.join(', ')} with apt-get (needed for ${missing.map((p) => p.why).join('; ')})`);
+    if (aptInstall(packages)) missing = missingPrerequisites();
+  }
+  if (missing.length === 0) return 0;
+  for (const p of missing) console.error(`toolgate: missing '${p.program}' (package ${p.debian}), needed for ${p.why}`);
+  console.error('Install them, then run the command again:');
+  for (const line of installCommands(missing)) console.error(`  ${line}`);
+  return 1;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) process.exit(main(process.argv.slice(2)));
