@@ -29,7 +29,7 @@ layers.forEach((level, i) => {
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/.work/**', 'coverage/**', 'scratch/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'bench/.work/**', 'coverage/**', 'scratch/**', '.node-versions-work/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,11 +1,11 @@
 // The official MCP conformance suite (0.1.16) against `serveMcpHttp`. The suite needs Node >= 22
-// (fs.globSync); that Node comes from the npm registry through `npx -p node@22`. Scenarios that
+// (fs.globSync), so it lives in test/node22/, run on Node 22 and 24 by scripts/test-node-versions.mjs
+// with the suite installed from scripts/node-versions/tools' own lock. Scenarios that
 // call the suite's own test tools, prompts or resources do not apply (docs/mcp-notes.md §2).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createRuntime, type Runtime } from '../../src/runtime/index.js';
 import { serveMcpHttp, type HttpServing } from '../../src/server/index.js';
@@ -13,14 +13,8 @@ import { tempDirs } from '../support/fixtures.js';
 
 const APPLICABLE = ['server-initialize', 'ping', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection'] as const;
 
-const SUITE = join(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json'), '..', 'dist', 'index.js');
+const SUITE = join(import.meta.dirname, '../../scripts/node-versions/tools/node_modules/@modelcontextprotocol/conformance/dist/index.js');
 
-function node22(): string {
-  const r = spawnSync('npx', ['-y', '-p', 'node@22', 'node', '-p', 'process.execPath'], { encoding: 'utf8', timeout: 120_000 });
-  const path = r.stdout.trim();
-  assert.equal(r.status, 0, `npx -p node@22 failed: ${r.stderr}`);
-  return path;
-}
 
 function runScenario(node: string, url: string, scenario: string, out: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
@@ -43,13 +37,11 @@ describe('official MCP conformance suite against serve --http', () => {
   const dirs = tempDirs('tg-conformance');
   let rt: Runtime;
   let serving: HttpServing;
-  let node = '';
 
   before(async () => {
     writeFileSync(join(dirs.workspace, 'a.txt'), 'alpha\n');
     rt = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state });
     serving = await serveMcpHttp(rt, { port: 0 });
-    node = node22();
   });
 
   after(async () => {
@@ -61,7 +53,7 @@ describe('official MCP conformance suite against serve --http', () => {
   for (const scenario of APPLICABLE) {
     it(`passes ${scenario}`, async () => {
       const out = mkdtempSync(join(dirs.base, 'out-'));
-      const { code, output } = await runScenario(node, serving.url, scenario, out);
+      const { code, output } = await runScenario(process.execPath, serving.url, scenario, out);
       const [dir] = readdirSync(out);
       assert.ok(dir, `no results written:\n${output}`);
       const checks = JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as Check[];
