@@ -50,6 +50,14 @@ export function installCommands(missing) {
   ];
 }
 
+/** For runners that must not install: one line per missing program and the fix; false if any. */
+export function reportMissing() {
+  const missing = missingPrerequisites();
+  for (const p of missing) console.error(`missing prerequisite: '${p.program}' (package ${p.debian}), needed for ${p.why}`);
+  if (missing.length > 0) for (const line of installCommands(missing)) console.error(`  ${line}`);
+  return missing.length === 0;
+}
+
 function isDebianLike() {
   try {
     return /^(ID|ID_LIKE)=.*\b(debian|ubuntu)\b/m.test(readFileSync('/etc/os-release', 'utf8'));

@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { installCommands, missingPrerequisites } from './prerequisites.mjs';
+import { reportMissing } from './prerequisites.mjs';
 import { NODE22_DIR, ensureNode22Tools } from './node-versions/tools.mjs';
 import { testEnv } from './test-env.mjs';
 
@@ -24,10 +24,7 @@ function collect(dir) {
   return out;
 }
 
-const missing = missingPrerequisites();
-if (missing.length > 0) {
-  for (const p of missing) console.error(`missing prerequisite: '${p.program}' (package ${p.debian}), needed for ${p.why}`);
-  for (const line of installCommands(missing)) console.error(`  ${line}`);
+if (!reportMissing()) {
   console.error('No test was run. `npm test` installs these itself when run as root on Debian/Ubuntu.');
   process.exit(1);
 }

@@ -13,7 +13,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { installCommands, missingPrerequisites } from './prerequisites.mjs';
+import { reportMissing } from './prerequisites.mjs';
 import { NODE22_DIR, ensureNode22Tools } from './node-versions/tools.mjs';
 import { testEnv } from './test-env.mjs';
 
@@ -76,12 +76,7 @@ function workCopy(name, binding) {
 }
 
 function main() {
-  const missing = missingPrerequisites();
-  if (missing.length > 0) {
-    for (const p of missing) console.error(`missing prerequisite: '${p.program}' (package ${p.debian}), needed for ${p.why}`);
-    for (const line of installCommands(missing)) console.error(`  ${line}`);
-    return 1;
-  }
+  if (!reportMissing()) return 1;
   if (!existsSync(join(ROOT, 'dist/src/cli/main.js'))) run('npm', ['run', 'build'], { cwd: ROOT });
   if (!existsSync(join(BINARIES, 'node_modules/.package-lock.json'))) run('npm', ['ci', '--prefix', BINARIES, '--no-audit', '--no-fund']);
   mkdirSync(WORK, { recursive: true });
