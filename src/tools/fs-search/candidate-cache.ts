@@ -8,14 +8,15 @@
 // Racy timestamps: a change in the same clock tick as a recorded mtime would not move it. So
 // a list is kept only if every recorded time is older than the start of the listing by
 // RACY_MARGIN_MS; a tree that changed just before is listed again on the next search.
-import { lstatSync, readdirSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
-import type { Workspace } from '../../resources/index.js';
+import { procPath, type Workspace } from '../../resources/index.js';
 import type { CandidateSet } from './candidates.js';
 import { runCollect } from './child.js';
 import { gitArgs } from './git-args.js';
 
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 export const RACY_MARGIN_MS = 1000;
 const MAX_FILTERED = 16;
 
@@ -70,24 +71,40 @@ export async function gitLocations(root: string, signal: AbortSignal): Promise<G
 }
 
 /** Everything whose change could change the list, lstat'ed now. */
-export function watchSet(root: string, where: GitLocations, ignoredDirs: readonly string[], includeIgnored: boolean): Watched[] {
+export function watchSet(root: string, rootFd: number, where: GitLocations, ignoredDirs: readonly string[], includeIgnored: boolean): Watched[] {
   const out: Watched[] = [];
   const skip = new Set(includeIgnored ? [] : ignoredDirs.map((d) => d.replace(/\/$/, '')));
-  const walk = (abs: string, rel: string): void => {
+  // Directories are entered through their parent's fd without following links: a directory
+  // swapped for a link (to the outside, to /) is not walked.
+  const walk = (dirfd: number, abs: string, rel: string): void => {
     out.push(watch(abs));
     let entries;
     try {
-      entries = readdirSync(abs, { withFileTypes: true });
+      entries = readdirSync(`/proc/self/fd/${dirfd}`, { withFileTypes: true });
     } catch {
       return;
     }
     for (const e of entries) {
       const childRel = rel ? `${rel}/${e.name}` : e.name;
       if (e.name === '.gitignore') out.push(watch(join(abs, e.name)));
-      else if (e.isDirectory() && e.name !== '.git' && !skip.has(childRel)) walk(join(abs, e.name), childRel);
+      else if (e.isDirectory() && e.name !== '.git' && !skip.has(childRel)) {
+        let fd: number;
+        try {
+          fd = openSync(procPath(dirfd, e.name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        } catch {
+          // Gone or swapped for a link since it was listed: recorded as it is now.
+          out.push(watch(join(abs, e.name)));
+          continue;
+        }
+        try {
+          walk(fd, join(abs, e.name), childRel);
+        } finally {
+          closeSync(fd);
+        }
+      }
     }
   };
-  walk(root, '');
+  walk(rootFd, root, '');
   // Ignore files above the workspace, up to the top of the work tree.
   const up = relative(where.topLevel, root);
   if (up && !up.startsWith('..')) {

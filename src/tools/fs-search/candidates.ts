@@ -1,11 +1,12 @@
 // Which files a search may look at, in result order, and how many it left out and why.
 // In a git work tree the list comes from the index plus untracked files that .gitignore does
 // not exclude (`git ls-files`); elsewhere from a walk that follows no link.
-import { lstatSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, constants, openSync, readdirSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { sha256Hex } from '../../protocol/index.js';
-import type { PathClass, Workspace } from '../../resources/index.js';
+import { procPath, type PathClass, type Workspace } from '../../resources/index.js';
+import { FileReader } from './file-access.js';
+import { isCrashTemp } from './crash-temp.js';
 import { runCollect } from './child.js';
 import { gitArgs } from './git-args.js';
 import { gitLocations, watchSet, type CandidateListCache, type RawList } from './candidate-cache.js';
@@ -27,6 +28,7 @@ export interface CandidateSet {
   readonly source: 'git' | 'walk';
 }
 
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 const GENERATED_DIRS = new Set(['node_modules', 'dist']);
 const GIT_MODE_REGULAR = /^100(644|755) /;
 
@@ -55,7 +57,8 @@ function merge(a: readonly string[], b: readonly string[]): string[] {
   return out;
 }
 
-async function listFromGit(root: string, includeIgnored: boolean, signal: AbortSignal): Promise<RawList | null> {
+async function listFromGit(ws: Workspace, includeIgnored: boolean, signal: AbortSignal): Promise<RawList | null> {
+  const root = ws.root;
   const cached = runCollect('git', gitArgs('ls-files', '-z', '--stage'), root, signal);
   const others = runCollect('git', gitArgs('ls-files', '-z', '--others', ...(includeIgnored ? [] : ['--exclude-standard'])), root, signal);
   const ignored = includeIgnored ? null : runCollect('git', gitArgs('ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'), root, signal);
@@ -72,15 +75,15 @@ async function listFromGit(root: string, includeIgnored: boolean, signal: AbortS
     previous = path;
     tracked.push(path);
   }
+  // git's walk opens directories by name: one swapped for a link meanwhile is listed through
+  // (outside names under an inside prefix). A name is kept only if it is a regular file beneath
+  // the root now, reached through directory fds without following any link.
   const untracked: string[] = [];
-  for (const path of splitZ(o.stdout)) {
-    let regular = false;
-    try {
-      regular = lstatSync(join(root, path)).isFile();
-    } catch {
-      regular = false;
-    }
-    if (regular) untracked.push(path);
+  const beneath = new FileReader(ws);
+  try {
+    for (const path of splitZ(o.stdout)) if (beneath.isRegularFile(path)) untracked.push(path);
+  } finally {
+    beneath.close();
   }
   // git keeps its index sorted by the bytes of the path: our order. Only the (usually short)
   // untracked list needs sorting.
@@ -89,18 +92,37 @@ async function listFromGit(root: string, includeIgnored: boolean, signal: AbortS
   return { files: merge(tracked, untracked), ignored: ignoredEntries.length, ignoredDirs: ignoredEntries.filter((e) => e.endsWith('/')) };
 }
 
-function listFromWalk(root: string, signal: AbortSignal): RawList {
+/** Outside git: every regular file beneath the root, directories entered through their parent's fd without following links. */
+function listFromWalk(ws: Workspace, signal: AbortSignal): RawList {
   const files: string[] = [];
-  const walk = (dir: string, prefix: string): void => {
+  const walk = (dirfd: number, prefix: string): void => {
     signal.throwIfAborted();
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    let entries;
+    try {
+      entries = readdirSync(`/proc/self/fd/${dirfd}`, { withFileTypes: true });
+    } catch {
+      return; // not readable: nothing listed from it
+    }
+    for (const entry of entries) {
       const rel = prefix + entry.name;
-      if (entry.isDirectory()) {
-        if (entry.name !== '.git') walk(join(dir, entry.name), rel + '/');
-      } else if (entry.isFile()) files.push(rel);
+      // The entry's own type (readdir does not follow links): a link is neither.
+      if (entry.isFile()) files.push(rel);
+      else if (entry.isDirectory() && entry.name !== '.git') {
+        let fd: number;
+        try {
+          fd = openSync(procPath(dirfd, entry.name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        } catch {
+          continue; // gone, or swapped for a link since it was listed
+        }
+        try {
+          walk(fd, rel + '/');
+        } finally {
+          closeSync(fd);
+        }
+      }
     }
   };
-  walk(root, '');
+  walk(ws.rootFd, '');
   return { files: files.sort(comparePaths), ignored: 0, ignoredDirs: [] };
 }
 
@@ -156,9 +178,9 @@ async function rawList(ws: Workspace, includeIgnored: boolean, signal: AbortSign
   if (kept && tentative) return { raw: kept.raw, source: 'git', confirm: kept.confirm };
   if (kept && kept.confirm()) return { raw: kept.raw, source: 'git' };
   const listedAt = Date.now();
-  const [fromGit, where] = await Promise.all([listFromGit(ws.root, includeIgnored, signal), lists ? gitLocations(ws.root, signal) : null]);
-  if (!fromGit) return { raw: listFromWalk(ws.root, signal), source: 'walk' };
-  if (lists && where) lists.store(ws, includeIgnored, fromGit, watchSet(ws.root, where, fromGit.ignoredDirs, includeIgnored), listedAt);
+  const [fromGit, where] = await Promise.all([listFromGit(ws, includeIgnored, signal), lists ? gitLocations(ws.root, signal) : null]);
+  if (!fromGit) return { raw: listFromWalk(ws, signal), source: 'walk' };
+  if (lists && where) lists.store(ws, includeIgnored, fromGit, watchSet(ws.root, ws.rootFd, where, fromGit.ignoredDirs, includeIgnored), listedAt);
   return { raw: fromGit, source: 'git' };
 }
 
@@ -191,6 +213,8 @@ function filterCandidates(ws: Workspace, raw: RawList, source: 'git' | 'walk', o
   let generated = 0;
   const files: string[] = [];
   for (const path of raw.files) {
+    // Toolgate's own temp files (a write or delete cut short by a crash) are never results.
+    if (isCrashTemp(path)) continue;
     if (include && !include(path)) continue;
     if (exclude && exclude(path)) continue;
     if (classes.classify(ws, path) === 'secret') {

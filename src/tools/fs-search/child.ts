@@ -2,6 +2,7 @@
 // when the caller stops reading, and is always reaped before the promise settles: no engine
 // process outlives the call that started it.
 import { spawn } from 'node:child_process';
+import { closeSync } from 'node:fs';
 
 export interface ChildResult {
   readonly code: number | null;
@@ -17,6 +18,11 @@ export interface ChildOptions {
   /** Receives stdout chunks; return false to stop the process early. */
   readonly onStdout: (chunk: Buffer) => boolean | void;
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Open descriptors handed to the child as its fds 3, 4, … (`/proc/self/fd/<3 + i>` there).
+   * They are closed here as soon as the child holds its copies (or could not start).
+   */
+  readonly fds?: readonly number[];
 }
 
 const STDERR_LIMIT = 64 * 1024;
@@ -24,10 +30,22 @@ const STDERR_LIMIT = 64 * 1024;
 export function runChild(command: string, args: readonly string[], opts: ChildOptions): Promise<ChildResult> {
   return new Promise<ChildResult>((resolve, reject) => {
     if (opts.signal.aborted) {
+      for (const fd of opts.fds ?? []) closeSync(fd);
       resolve({ code: null, signal: null, stderr: '', killed: true });
       return;
     }
-    const child = spawn(command, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env });
+    const fds = opts.fds ?? [];
+    let child;
+    try {
+      child = spawn(command, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe', ...fds], env: opts.env ?? process.env });
+    } finally {
+      // fork has copied them (or spawn threw): ours are not needed any more.
+      for (const fd of fds) closeSync(fd);
+    }
+    // Piped above, so both are there; the check is for the type (stdio given as an array).
+    const out = child.stdout;
+    const err = child.stderr;
+    if (out === null || err === null) throw new Error('spawned without its output pipes');
     let killed = false;
     let stderr = '';
     const kill = (): void => {
@@ -36,11 +54,11 @@ export function runChild(command: string, args: readonly string[], opts: ChildOp
       child.kill('SIGKILL');
     };
     opts.signal.addEventListener('abort', kill, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => {
+    out.on('data', (chunk: Buffer) => {
       if (killed) return;
       if (opts.onStdout(chunk) === false) kill();
     });
-    child.stderr.on('data', (chunk: Buffer) => {
+    err.on('data', (chunk: Buffer) => {
       if (stderr.length < STDERR_LIMIT) stderr += chunk.toString('utf8');
     });
     child.once('error', (e) => {

@@ -2,8 +2,6 @@
 // searches over an unchanged tree read each head once. The identity (device, inode, size,
 // mtime, ctime) comes from an lstat through the directory's fd, so it is the file beneath the
 // root and not what a link points at; ctime moves on every write.
-import { lstatSync } from 'node:fs';
-import { procPath } from '../../resources/index.js';
 import { BINARY_SNIFF_BYTES, GENERATED_MARK, GENERATED_MARK_BYTES, type FileReader } from './file-access.js';
 
 export interface HeadFacts {
@@ -21,16 +19,9 @@ export class ContentClassCache {
 
   /** The facts of a regular file's head, or null when it is gone, a link or not a regular file. */
   facts(reader: FileReader, path: string): HeadFacts | null {
-    const at = reader.locate(path);
-    if (at === null) return null;
-    let key: string;
-    try {
-      const st = lstatSync(procPath(at.dirfd, at.name));
-      if (!st.isFile()) return null;
-      key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-    } catch {
-      return null;
-    }
+    // Also null when the file is not the inode the search read at that path.
+    const key = reader.stamp(path);
+    if (key === null) return null;
     const hit = this.#entries.get(key);
     if (hit) return hit;
     const head = reader.head(path);

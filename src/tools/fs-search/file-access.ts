@@ -1,12 +1,30 @@
 // Reads candidate files beneath the root without following links: each directory is opened
 // once, from its parent's fd, and each file through its directory, all with O_NOFOLLOW (the
 // same walk as Workspace.openLeaf, shared between the files of one search). A file that
-// turned into a link (or vanished) since it was listed reads as absent.
-import { closeSync, constants, fstatSync, openSync, readlinkSync } from 'node:fs';
+// turned into a link (or vanished) since it was listed reads as absent. Every engine reads
+// through here (ripgrep gets the descriptors opened here, never a path), and one search sees
+// one inode per path: a path met again with another device/inode (replaced meanwhile) reads
+// as absent, so a result, its binary check and its context lines come from the same file.
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from 'node:fs';
+import { ToolgateError } from '../../protocol/index.js';
 import type { Workspace } from '../../resources/index.js';
 import { procPath, readAt } from '../../resources/index.js';
 
-const { O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = constants;
+// O_NONBLOCK: a name swapped for a FIFO must not block the open (it has no effect on a file).
+const { O_RDONLY, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK } = constants;
+/** Why an open found no file here (gone, a link, not a directory, no access): not a failure of the search. */
+const ABSENT = new Set(['ENOENT', 'ELOOP', 'ENOTDIR', 'EACCES', 'EPERM', 'ENXIO', 'EISDIR']);
+
+function errnoOf(e: unknown): string | undefined {
+  return typeof e === 'object' && e !== null ? (e as NodeJS.ErrnoException).code : undefined;
+}
+
+/** Out of descriptors (or memory) is the machine's failure, not a missing file: it ends the search. */
+function absentOrThrow(e: unknown, path: string): null {
+  const code = errnoOf(e);
+  if (code !== undefined && ABSENT.has(code)) return null;
+  throw new ToolgateError('execution_failed', `fs.search could not open ${path}: ${code ?? String(e)}`, { path, errno: code ?? null }, { cause: e });
+}
 /** Like git: a NUL byte in the first 8000 bytes makes a file binary. */
 export const BINARY_SNIFF_BYTES = 8000;
 /** `@generated` within the first bytes marks a generated file. */
@@ -17,6 +35,8 @@ const MAX_OPEN_DIRS = 256;
 export class FileReader {
   readonly #ws: Workspace;
   readonly #dirs = new Map<string, number | null>();
+  /** `dev:ino` of each file opened by this search. */
+  readonly #identities = new Map<string, string>();
 
   constructor(ws: Workspace) {
     this.#ws = ws;
@@ -44,8 +64,8 @@ export class FileReader {
           fd = opened;
           opened = null;
         }
-      } catch {
-        fd = null;
+      } catch (e) {
+        fd = absentOrThrow(e, dir);
       } finally {
         if (opened !== null) closeSync(opened);
       }
@@ -61,21 +81,51 @@ export class FileReader {
     return dirfd === null ? null : { dirfd, name: path.slice(slash + 1) };
   }
 
-  /** Opens a regular file, or returns null when it is gone, a link or not regular. */
+  /**
+   * Opens a regular file, or returns null when it is gone, a link, not regular, or not the
+   * inode this search met at that path before. The caller closes the fd.
+   */
   open(path: string): number | null {
     const at = this.locate(path);
     if (at === null) return null;
     let fd: number;
     try {
-      fd = openSync(procPath(at.dirfd, at.name), O_RDONLY | O_NOFOLLOW);
-    } catch {
-      return null;
+      fd = openSync(procPath(at.dirfd, at.name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    } catch (e) {
+      return absentOrThrow(e, path);
     }
-    if (!fstatSync(fd).isFile()) {
+    const st = fstatSync(fd);
+    const identity = `${st.dev}:${st.ino}`;
+    const seen = this.#identities.get(path);
+    if (!st.isFile() || (seen !== undefined && seen !== identity)) {
       closeSync(fd);
       return null;
     }
+    this.#identities.set(path, identity);
     return fd;
+  }
+
+  /**
+   * The `dev:ino:size:mtime:ctime` of a regular file at `path` now, through its directory's fd;
+   * null when it is not a regular file or not the inode this search opened at that path.
+   */
+  stamp(path: string): string | null {
+    const at = this.locate(path);
+    if (at === null) return null;
+    try {
+      const st = lstatSync(procPath(at.dirfd, at.name));
+      const identity = `${st.dev}:${st.ino}`;
+      const seen = this.#identities.get(path);
+      if (!st.isFile() || (seen !== undefined && seen !== identity)) return null;
+      return `${identity}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    } catch (e) {
+      return absentOrThrow(e, path);
+    }
+  }
+
+  /** Whether `path` is a regular file beneath the root now (reached without following a link). */
+  isRegularFile(path: string): boolean {
+    return this.stamp(path) !== null;
   }
 
   /** The first `bytes` of a file, or null when it cannot be opened safely. */

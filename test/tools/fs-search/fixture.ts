@@ -3,6 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RACY_MARGIN_MS } from '../../../src/tools/fs-search/candidate-cache.js';
 import { createRuntime, type Runtime } from '../../../src/runtime/index.js';
 import type { AnyTool } from '../../../src/registry/index.js';
 import type { Receipt } from '../../../src/protocol/index.js';
@@ -89,4 +91,15 @@ export function harness(root: string, tools?: AnyTool[], grant?: TaskGrant): Har
       rmSync(state, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Lists the candidates once after the tree has been still for longer than the racy margin, so
+ * that the tool keeps the list: a later call's `timeout_ms` then covers the work under test
+ * (matching, the engine), not three `git ls-files` whose time depends on the machine's load.
+ */
+export async function warmList(h: Harness): Promise<void> {
+  await sleep(RACY_MARGIN_MS + 200);
+  const r = await h.call({ mode: 'filename', query: 'warm-up-list', timeout_ms: 120_000 });
+  if (r.status !== 'succeeded') throw new Error(`warming the list failed: ${JSON.stringify(r.error)}`);
 }

@@ -1,10 +1,19 @@
 // ripgrep: Rust's regex crate (finite automata, linear in the input: no pattern can make it
 // backtrack), searching the files we list, in parallel. We sort its answer ourselves.
+//
+// ripgrep never opens a workspace path by name: a name resolves through whatever the directory
+// holds at that instant, and a directory swapped for a link to the outside would be read
+// through. Each file is opened here, beneath the root and without following links (the
+// FileReader), and the open descriptor is handed to the child as its fd 3 + i; ripgrep searches
+// `/proc/self/fd/<3 + i>`, which reopens that same inode (a magic link, not a path walk), and
+// its answers are mapped back to workspace paths.
+import { closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ToolgateError } from '../../../protocol/index.js';
 import type { FileReader } from '../file-access.js';
 import { RecordSplitter, runChild } from '../child.js';
 import { comparePaths } from '../order.js';
+import { fdsPerRun } from '../fd-budget.js';
 import { stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
 
 interface RgText {
@@ -34,17 +43,47 @@ function baseArgs(q: ContentQuery): string[] {
 
 /** Fewest files worth a ripgrep run of their own when a first batch is split. */
 const MIN_PART = 128;
+/** The child's fd of the first file handed to it (after stdin, stdout, stderr). */
+const FIRST_CHILD_FD = 3;
+const CHILD_FD_PREFIX = '/proc/self/fd/';
+
+/** Files opened beneath the root for one run: child paths, and what each stands for. */
+interface Handed {
+  readonly fds: number[];
+  readonly args: string[];
+  /** Workspace path of child fd FIRST_CHILD_FD + i. */
+  readonly paths: string[];
+}
+
+function handOver(files: readonly string[], reader: FileReader): Handed {
+  const h: Handed = { fds: [], args: [], paths: [] };
+  try {
+    for (const path of files) {
+      const fd = reader.open(path);
+      if (fd === null) continue; // gone, a link or not a regular file now: not searched
+      h.args.push(CHILD_FD_PREFIX + (FIRST_CHILD_FD + h.fds.length));
+      h.fds.push(fd);
+      h.paths.push(path);
+    }
+  } catch (e) {
+    for (const fd of h.fds) closeSync(fd);
+    throw e;
+  }
+  return h;
+}
 
 export class RipgrepEngine implements ContentEngine {
   readonly name = 'ripgrep' as const;
   readonly #rg: string;
   readonly #root: string;
   readonly #parallelism: number;
+  readonly #perRun: number;
 
-  constructor(rg: string, root: string, parallelism = availableParallelism()) {
+  constructor(rg: string, root: string, parallelism = availableParallelism(), perRun = fdsPerRun()) {
     this.#rg = rg;
     this.#root = root;
     this.#parallelism = parallelism;
+    this.#perRun = perRun;
   }
 
   async validate(q: ContentQuery, signal: AbortSignal): Promise<void> {
@@ -57,8 +96,9 @@ export class RipgrepEngine implements ContentEngine {
     }
   }
 
-  async search(files: readonly string[], q: ContentQuery, _reader: FileReader, signal: AbortSignal, stopAfter?: number): Promise<SearchAnswer> {
-    if (stopAfter === undefined || q.want !== 'lines' || files.length < 2 * MIN_PART) return this.#run(files, q, signal, stopAfter);
+  async search(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number): Promise<SearchAnswer> {
+    if (stopAfter === undefined || q.want !== 'lines') return this.#runAll(files, q, reader, signal);
+    if (files.length < 2 * MIN_PART) return this.#run(files, q, reader, signal, stopAfter);
     // Stopping early needs one thread reading in order; one such run per core, on consecutive
     // parts, keeps the cores busy. Parts are taken in order: once one stops early, the later
     // ones are not needed and are killed.
@@ -66,7 +106,7 @@ export class RipgrepEngine implements ContentEngine {
     const size = Math.ceil(files.length / parts);
     const stop = new AbortController();
     const both = AbortSignal.any([signal, stop.signal]);
-    const runs = Array.from({ length: parts }, (_, k) => this.#run(files.slice(k * size, (k + 1) * size), q, both, stopAfter));
+    const runs = Array.from({ length: parts }, (_, k) => this.#run(files.slice(k * size, (k + 1) * size), q, reader, both, stopAfter));
     const found: FileHits[] = [];
     let searched = 0;
     let total = 0;
@@ -86,7 +126,23 @@ export class RipgrepEngine implements ContentEngine {
     return { found, searched };
   }
 
-  async #run(files: readonly string[], q: ContentQuery, signal: AbortSignal, stopAfter: number | undefined): Promise<SearchAnswer> {
+  /** Every file, in runs of at most #perRun descriptors, one after the other (each uses every thread). */
+  async #runAll(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal): Promise<SearchAnswer> {
+    const found: FileHits[] = [];
+    for (let i = 0; i < files.length; i += this.#perRun) {
+      // Consecutive slices of a sorted list: their sorted answers concatenate in order.
+      found.push(...(await this.#run(files.slice(i, i + this.#perRun), q, reader, signal, undefined)).found);
+    }
+    return { found, searched: files.length };
+  }
+
+  /**
+   * One ripgrep run over at most #perRun of `files` (the first ones); `searched` counts from the
+   * first of `files`, so a run cut by the descriptor budget reads like one that stopped early.
+   */
+  async #run(all: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number | undefined): Promise<SearchAnswer> {
+    const files = all.length > this.#perRun ? all.slice(0, this.#perRun) : all;
+    signal.throwIfAborted();
     if (files.length === 0) return { found: [], searched: 0 };
     // To stop early, one thread searches the files in the order given, so that everything
     // before a file's `end` message is complete; otherwise ripgrep spreads them over threads.
@@ -95,10 +151,16 @@ export class RipgrepEngine implements ContentEngine {
     if (q.want === 'lines') args.push('--json');
     else if (q.want === 'counts') args.push('--count-matches', '--null');
     else args.push('--files-with-matches', '--null');
-    args.push('--regexp', q.pattern, '--', ...files);
+    // Opened right before the child starts and closed as soon as it has them (runChild).
+    const handed = handOver(files, reader);
+    args.push('--regexp', q.pattern, '--', ...handed.args);
+    const pathOf = (childPath: string): string | undefined =>
+      childPath.startsWith(CHILD_FD_PREFIX) ? handed.paths[Number(childPath.slice(CHILD_FD_PREFIX.length)) - FIRST_CHILD_FD] : undefined;
 
     const byPath = new Map<string, { hits: LineHit[]; count: number }>();
-    const entry = (path: string): { hits: LineHit[]; count: number } => {
+    const entry = (childPath: string): { hits: LineHit[]; count: number } | undefined => {
+      const path = pathOf(childPath);
+      if (path === undefined) return undefined;
       let e = byPath.get(path);
       if (!e) byPath.set(path, (e = { hits: [], count: 0 }));
       return e;
@@ -111,7 +173,8 @@ export class RipgrepEngine implements ContentEngine {
         if (rec.length === 0 || rec[0] !== 0x7b) return;
         if (index !== null && stopAfter !== undefined && total >= stopAfter && rec.includes('"type":"end"')) {
           const end = JSON.parse(rec.toString('utf8')) as { type: string; data: { path: RgText } };
-          const at = end.type === 'end' ? index.get(textOf(end.data.path)) : undefined;
+          const path = end.type === 'end' ? pathOf(textOf(end.data.path)) : undefined;
+          const at = path === undefined ? undefined : index.get(path);
           if (at !== undefined) {
             searched = at + 1;
             return false;
@@ -121,6 +184,7 @@ export class RipgrepEngine implements ContentEngine {
         const m = JSON.parse(rec.toString('utf8')) as RgMatch;
         if (m.type !== 'match') return;
         const e = entry(textOf(m.data.path));
+        if (e === undefined) return;
         const text = stripTerminator(textOf(m.data.lines));
         for (const s of m.data.submatches) {
           if (s.end === s.start) continue; // an empty match points at nothing
@@ -131,9 +195,11 @@ export class RipgrepEngine implements ContentEngine {
       } else if (q.want === 'counts') {
         const nul = rec.indexOf(0);
         if (nul === -1) return;
-        entry(rec.toString('utf8', 0, nul)).count += Number(rec.toString('utf8', nul + 1));
+        const e = entry(rec.toString('utf8', 0, nul));
+        if (e) e.count += Number(rec.toString('utf8', nul + 1));
       } else if (rec.length) {
-        entry(rec.toString('utf8')).count = 1;
+        const e = entry(rec.toString('utf8'));
+        if (e) e.count = 1;
       }
     };
     const splitter = new RecordSplitter(q.want === 'paths' ? 0 : 10);
@@ -141,6 +207,7 @@ export class RipgrepEngine implements ContentEngine {
     const r = await runChild(this.#rg, args, {
       cwd: this.#root,
       signal,
+      fds: handed.fds,
       onStdout: (chunk) => {
         if (stopped) return false;
         stopped = !splitter.push(chunk, onRecord);
