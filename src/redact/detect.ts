@@ -12,6 +12,9 @@ export interface SecretSpan {
   readonly kind: 'pattern' | 'secret_value';
 }
 
+/** Shorter than any secret a rule or an injected value can be: keys, digests' prefixes, flags. */
+const MIN_MATCH_CHARS = 6;
+
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const byLength = (a: string, b: string): number => b.length - a.length;
 
@@ -25,18 +28,18 @@ function hintIndex(caseless: boolean): { re: RegExp; rules: Map<string, SecretRu
       rules.set(k, [...(rules.get(k) ?? []), r]);
     }
   }
-  return { re: new RegExp([...rules.keys()].sort(byLength).map(escape).join('|'), caseless ? 'gi' : 'g'), rules };
+  // Caseless hints are matched in a lower-cased copy: a literal alternation without `i` is much faster.
+  return { re: new RegExp([...rules.keys()].sort(byLength).map(escape).join('|'), 'g'), rules };
 }
 const CASED = hintIndex(false);
 const CASELESS = hintIndex(true);
 
-function rulesHinted(text: string): Set<SecretRule> {
-  const out = new Set<SecretRule>();
-  for (const [index, caseless] of [[CASED, false], [CASELESS, true]] as const) {
+function rulesHinted(text: string): SecretRule[] {
+  const out: SecretRule[] = [];
+  for (const [index, source] of [[CASED, text], [CASELESS, text.toLowerCase()]] as const) {
     index.re.lastIndex = 0;
-    for (const m of text.matchAll(index.re)) {
-      for (const r of index.rules.get(caseless ? m[0].toLowerCase() : m[0]) ?? []) out.add(r);
-    }
+    if (!index.re.test(source)) continue;
+    for (const [hint, rules] of index.rules) if (source.includes(hint)) for (const r of rules) if (!out.includes(r)) out.push(r);
   }
   return out;
 }
@@ -61,6 +64,7 @@ export function usableSecrets(secrets: readonly string[]): string[] {
  */
 export function findSecrets(text: string, secrets: readonly string[], patterns = true): SecretSpan[] {
   const spans: SecretSpan[] = [];
+  if (text.length < MIN_MATCH_CHARS) return spans;
   for (const s of secrets) {
     for (let at = text.indexOf(s); at !== -1; at = text.indexOf(s, at + s.length)) spans.push({ start: at, end: at + s.length, rule: 'injected-secret', kind: 'secret_value' });
   }

@@ -14,7 +14,7 @@
  */
 export interface SecretRule {
   readonly id: string;
-  /** Global, with indices (`d`). Named groups `s`, `s2`, … are the secret (the first that took part); else the whole match. */
+  /** Global; with indices (`d`) when it has named groups `s`, `s2`, … are the secret (the first that took part); else the whole match. */
   readonly re: RegExp;
   /** Literals of which at least one occurs in any match (case-sensitive unless `caseless`). */
   readonly hints: readonly string[];
@@ -33,7 +33,8 @@ const R = '';
 
 const rule = (id: string, source: string, hints: readonly string[], extra: Partial<Pick<SecretRule, 'caseless' | 'skip'>> = {}): SecretRule => ({
   id,
-  re: new RegExp(source, extra.caseless ? 'gdi' : 'gd'),
+  // Indices (`d`) cost an allocation per match: only rules that name a secret group ask for them.
+  re: new RegExp(source, `g${source.includes('(?<s') ? 'd' : ''}${extra.caseless ? 'i' : ''}`),
   hints,
   ...extra,
 });
@@ -41,8 +42,9 @@ const rule = (id: string, source: string, hints: readonly string[], extra: Parti
 /** Values of `key = value` that are placeholders or type names, not secrets. */
 const NOT_A_VALUE = /^(?:true|false|null|nil|none|undefined|string|str|number|int|integer|boolean|bool|bytes|any|unknown|object|secret|password|redacted|\d{1,5}|\*+|x+|\.\.\.|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^}]*\}\}|<[^>]*>|\[REDACTED[^\]]*\])$/i;
 
-const ASSIGNED_KEY =
-  '[A-Za-z0-9_.-]*(?:passw(?:or)?d|passphrase|secret|token|auth|authorization|credentials?|(?:api|access|secret|private|client|signing|encryption|master|session)[_-]?key)';
+// Anchored on the keyword itself (no leading [\w.-]* that backtracks over every word of a
+// file): `DB_PASSWORD=`, `mytoken=`, `--passphrase=` all end in one.
+const ASSIGNED_KEY = '(?:passw(?:or)?d|passphrase|secret|token|auth(?:orization)?|credentials?|(?:api|access|secret|private|client|signing|encryption|master|session)[_-]?key)';
 /** `=`, `:`, `:=`, `=>`; not a comparison (`==`, `===`) or a scope (`::`). */
 const CONNECT = '\\s*(?:=>|:=|=(?![=~])|:(?!:))\\s*';
 
@@ -87,7 +89,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   rule('url-credentials', `://[^:/\\s@"'<>]{0,256}:(?<s>[^@/\\s"'<>]{1,256})@[^\\s/?#"'<>]{1,256}`, ['://'], { caseless: true }),
   rule('bearer-token', `\\bBearer\\s+(?<s>[A-Za-z0-9._~+/-]{12,2000}=*)`, ['bearer'], { caseless: true }),
   // key = "value", key: 'value', KEY=value, --password=value, "password": "value".
-  rule('assigned-secret', `(?<![A-Za-z0-9_.-])${ASSIGNED_KEY}["']?${CONNECT}(?:"(?<s>[^"\\n]{1,1000})"|'(?<s2>[^'\\n]{1,1000})'|(?<s3>[^\\s"',;()\`]{1,1000})(?=[\\s"',;)\`]|$))`, ['pass', 'secret', 'token', 'auth', 'cred', 'key'], {
+  rule('assigned-secret', `${ASSIGNED_KEY}["']?${CONNECT}(?:"(?<s>[^"\\n]{1,1000})"|'(?<s2>[^'\\n]{1,1000})'|(?<s3>[^\\s"',;()\`]{1,1000})(?=[\\s"',;)\`]|$))`, ['pass', 'secret', 'token', 'auth', 'cred', 'key'], {
     caseless: true,
     skip: (v) => NOT_A_VALUE.test(v),
   }),
