@@ -3,8 +3,25 @@ import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 import { ToolgateError, type ArtifactRef, type Digest } from '../protocol/index.js';
 import type { ArtifactSink, ArtifactWriter } from '../registry/index.js';
+import { StreamRedactor } from '../redact/index.js';
 
 const DIGEST_RE = /^sha256:([0-9a-f]{64})$/;
+
+/**
+ * Roles whose bytes are a copy of workspace state kept to restore it (fs.undo, reconcile):
+ * stored exactly, or undo would write the redaction marker into the user's file. Everything
+ * else (command output, collected files, spilled results) is redacted before it is written.
+ */
+const EXACT_ROLE = /^(?:preimage|preimages|tree):/;
+
+export interface ArtifactStoreOptions {
+  /** Exact values redacted from every artifact besides workspace images (RuntimeOptions.secrets). */
+  readonly secrets?: readonly string[];
+}
+
+export function isExactRole(role: string): boolean {
+  return EXACT_ROLE.test(role);
+}
 
 /**
  * Content-addressed blobs under `<dir>/sha256/<2 hex>/<62 hex>`. A blob is written to a
@@ -12,9 +29,11 @@ const DIGEST_RE = /^sha256:([0-9a-f]{64})$/;
  */
 export class ArtifactStore implements ArtifactSink {
   readonly dir: string;
+  readonly #secrets: readonly string[];
 
-  constructor(dir: string) {
+  constructor(dir: string, opts: ArtifactStoreOptions = {}) {
     this.dir = dir;
+    this.#secrets = opts.secrets ?? [];
     mkdirSync(join(dir, 'sha256'), { recursive: true, mode: 0o700 });
   }
 
@@ -47,7 +66,22 @@ export class ArtifactStore implements ArtifactSink {
     return data;
   }
 
+  /** A writer whose bytes are redacted as they stream in (across write boundaries), unless the role is exact. */
   writer(mediaType: string, role: string): ArtifactWriter {
+    const raw = this.#rawWriter(mediaType, role);
+    if (isExactRole(role)) return raw;
+    const redactor = new StreamRedactor(this.#secrets);
+    return {
+      write: (chunk) => raw.write(redactor.push(chunk)),
+      close: () => {
+        raw.write(redactor.flush());
+        return raw.close();
+      },
+      abort: () => raw.abort(),
+    };
+  }
+
+  #rawWriter(mediaType: string, role: string): ArtifactWriter {
     const tmpDir = join(this.dir, 'tmp');
     mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
     const tmp = join(tmpDir, `${randomBytes(12).toString('hex')}.part`);

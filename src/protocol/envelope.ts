@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ToolgateError } from './error.js';
 import { ID_PATTERN, type AttemptId, type LogicalEffectId, type TaskId } from './ids.js';
 import { jsonPointer } from './pointer.js';
+import { echoString, echoValue, MAX_FAULTS } from './echo.js';
 
 export const PROTOCOL_VERSION = 'tool-call.v1';
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [PROTOCOL_VERSION];
@@ -23,8 +24,8 @@ const envelopeSchema = z.strictObject({
   task_id: id,
   attempt_id: id.optional(),
   logical_effect_id: id.optional(),
-  tool: z.string().regex(/^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/, 'tool name: family.verb'),
-  tool_version: z.string().regex(/^\d+\.\d+\.\d+$/, 'semantic version MAJOR.MINOR.PATCH').optional(),
+  tool: z.string().max(200).regex(/^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/, 'tool name: family.verb'),
+  tool_version: z.string().max(64).regex(/^\d+\.\d+\.\d+$/, 'semantic version MAJOR.MINOR.PATCH').optional(),
   arguments: z.record(z.string(), z.unknown()),
   idempotency_key: id.optional(),
   deadline: z.iso.datetime({ offset: true }).optional(),
@@ -48,18 +49,30 @@ export interface Fault {
   readonly message: string;
 }
 
-/** Maps zod issues to JSON pointers; used for envelopes and for tool arguments alike. */
+/**
+ * Maps zod issues to JSON pointers; used for envelopes and for tool arguments alike. A fault
+ * echoes the caller's keys, so each pointer and message is bounded, and at most MAX_FAULTS are
+ * listed (the last one counts the rest).
+ */
 export function faultsOf(error: z.ZodError): Fault[] {
   const faults: Fault[] = [];
+  let more = 0;
+  const add = (path: readonly PropertyKey[], message: string): void => {
+    if (faults.length < MAX_FAULTS) faults.push({ pointer: echoString(jsonPointer(path)), message: echoString(message, 1024) });
+    else more++;
+  };
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        faults.push({ pointer: jsonPointer([...issue.path, key]), message: 'unknown field' });
+        if (faults.length >= MAX_FAULTS) {
+          more += issue.keys.length - issue.keys.indexOf(key);
+          break;
+        }
+        add([...issue.path, key], 'unknown field');
       }
-    } else {
-      faults.push({ pointer: jsonPointer(issue.path), message: issue.message });
-    }
+    } else add(issue.path, issue.message);
   }
+  if (more > 0) faults.push({ pointer: '', message: `${more} more fault(s) not listed` });
   return faults;
 }
 
@@ -83,8 +96,8 @@ export function parseEnvelope(input: unknown): Envelope {
     });
   }
   if (typeof version !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    throw new ToolgateError('unsupported_protocol_version', `unsupported protocol_version ${JSON.stringify(version)}`, {
-      received: typeof version === 'string' ? version : null,
+    throw new ToolgateError('unsupported_protocol_version', `unsupported protocol_version ${echoValue(version)}`, {
+      received: typeof version === 'string' ? echoString(version) : null,
       supported: SUPPORTED_PROTOCOL_VERSIONS,
     });
   }

@@ -34,3 +34,4 @@ export {
   type RedactionNote,
   type PartialEffect,
 } from './receipt.js';
+export { echoString, echoValue, boundStrings, wellFormed, ECHO_MAX_CHARS, ERROR_STRING_MAX_CHARS, MAX_FAULTS } from './echo.js';

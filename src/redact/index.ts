@@ -1,2 +1,4 @@
-export { redact, redactString, REDACTED, MIN_SECRET_LENGTH, type RedactionInput } from './redactor.js';
-export { SECRET_PATTERNS, type SecretPattern } from './patterns.js';
+export { redact, redactText, spansInWindow, type RedactionInput, type TextWindow } from './redactor.js';
+export { findSecrets, applySpans, mergeSpans, markerOf, usableSecrets, REDACTED, MIN_SECRET_LENGTH, type SecretSpan } from './detect.js';
+export { SECRET_RULES, MAX_TOKEN_CHARS, type SecretRule } from './rules.js';
+export { StreamRedactor } from './stream.js';

@@ -1,5 +1,17 @@
 import { jsonPointer, type RedactionNote } from '../protocol/index.js';
-import { mayHoldSecret, SECRET_PATTERNS } from './patterns.js';
+import { applySpans, findSecrets, REDACTED, usableSecrets, type SecretSpan } from './detect.js';
+
+/**
+ * The text around a string that was cut from a larger whole (a page of a file): a secret that
+ * straddles the cut, or a private key whose BEGIN line lies before it, is found in
+ * `before + text + after` and its part inside the text is redacted.
+ */
+export interface TextWindow {
+  /** Absolute JSON pointer of the string in the redacted value (e.g. `/result/content`). */
+  readonly pointer: string;
+  readonly before: string;
+  readonly after: string;
+}
 
 export interface RedactionInput {
   /** JSON pointers whose values are always replaced. */
@@ -7,27 +19,53 @@ export interface RedactionInput {
   readonly patterns: boolean;
   /** Exact values injected into the call (secret env values, tokens) to remove anywhere. */
   readonly secrets: readonly string[];
+  readonly windows?: readonly TextWindow[];
 }
 
-export const REDACTED = '[REDACTED]';
-/** Secret values shorter than this are not searched for: they would redact ordinary text. */
-export const MIN_SECRET_LENGTH = 6;
+/** Spans of `text`, found with its window's context and clipped to the text. */
+export function spansInWindow(text: string, secrets: readonly string[], patterns: boolean, window?: Pick<TextWindow, 'before' | 'after'>): SecretSpan[] {
+  if (!window || (window.before === '' && window.after === '')) return findSecrets(text, secrets, patterns);
+  const lo = window.before.length;
+  const hi = lo + text.length;
+  const out: SecretSpan[] = [];
+  for (const s of findSecrets(window.before + text + window.after, secrets, patterns)) {
+    if (s.end <= lo || s.start >= hi) continue;
+    out.push({ ...s, start: Math.max(s.start, lo) - lo, end: Math.min(s.end, hi) - lo });
+  }
+  return out;
+}
+
+/** `text` redacted; a note per rule that fired is added to `notes`. */
+export function redactText(text: string, pointer: string, secrets: readonly string[], patterns: boolean, notes: RedactionNote[], window?: TextWindow): string {
+  const spans = spansInWindow(text, secrets, patterns, window);
+  if (spans.length === 0) return text;
+  const counts = new Map<string, { kind: SecretSpan['kind']; count: number }>();
+  for (const s of spans) {
+    const c = counts.get(s.rule);
+    if (c) c.count++;
+    else counts.set(s.rule, { kind: s.kind, count: 1 });
+  }
+  for (const [rule, { kind, count }] of counts) notes.push({ pointer, kind, rule, count });
+  return applySpans(text, spans);
+}
 
 /**
- * Returns a copy of `value` with secrets replaced, and a note for each place. Runs before
- * anything is stored, logged or returned.
+ * Returns a copy of `value` with secrets replaced (in strings and in object keys), and a note
+ * for each place. Runs before anything is stored, logged or returned.
  */
 export function redact(value: unknown, input: RedactionInput, root = ''): { value: unknown; notes: RedactionNote[] } {
   const notes: RedactionNote[] = [];
-  const secrets = input.secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+  const secrets = usableSecrets(input.secrets);
   const fields = new Set(input.fields.map((f) => root + f));
+  const windows = new Map((input.windows ?? []).map((w) => [w.pointer, w]));
+  const text = (s: string, pointer: string): string => redactText(s, pointer, secrets, input.patterns, notes, windows.get(pointer));
   const visit = (v: unknown, path: PropertyKey[]): unknown => {
     const pointer = root + jsonPointer(path);
     if (fields.has(pointer) && v !== null && v !== undefined) {
       notes.push({ pointer, kind: 'field', rule: 'field', count: 1 });
       return REDACTED;
     }
-    if (typeof v === 'string') return redactString(v, pointer, secrets, input.patterns, notes);
+    if (typeof v === 'string') return text(v, pointer);
     if (Array.isArray(v)) {
       let out: unknown[] | undefined;
       for (let i = 0; i < v.length; i++) {
@@ -39,33 +77,16 @@ export function redact(value: unknown, input: RedactionInput, root = ''): { valu
     if (v !== null && typeof v === 'object') {
       let out: Record<string, unknown> | undefined;
       for (const [k, child] of Object.entries(v)) {
+        // A key can be a path (a map of path → result): it is recorded too.
+        const key = text(k, `${pointer}${jsonPointer([k])}#key`);
         const r = visit(child, [...path, k]);
-        if (r !== child) (out ??= { ...(v as Record<string, unknown>) })[k] = r;
+        if (key === k && r === child && !out) continue;
+        out ??= Object.fromEntries(Object.entries(v).slice(0, Object.keys(v).indexOf(k)));
+        out[key] = r;
       }
       return out ?? v;
     }
     return v;
   };
   return { value: visit(value, []), notes };
-}
-
-export function redactString(s: string, pointer: string, secrets: readonly string[], patterns: boolean, notes: RedactionNote[]): string {
-  let out = s;
-  for (const secret of secrets) {
-    if (!out.includes(secret)) continue;
-    const parts = out.split(secret);
-    notes.push({ pointer, kind: 'secret_value', rule: 'injected-secret', count: parts.length - 1 });
-    out = parts.join(REDACTED);
-  }
-  if (patterns && mayHoldSecret(out)) {
-    for (const p of SECRET_PATTERNS) {
-      let count = 0;
-      out = out.replace(p.re, () => {
-        count++;
-        return `[REDACTED:${p.id}]`;
-      });
-      if (count > 0) notes.push({ pointer, kind: 'pattern', rule: p.id, count });
-    }
-  }
-  return out;
 }

@@ -112,6 +112,18 @@ export interface ToolOutcome<R> {
   readonly partial?: PartialEffect;
   readonly evidence?: Readonly<Record<string, unknown>>;
   readonly artifacts?: readonly ArtifactRef[];
+  /**
+   * For a string cut from a larger whole (a page of a file): the text around it, so that the
+   * redact stage finds a secret straddling the cut (src/redact, docs/redaction.md).
+   */
+  readonly redaction_windows?: readonly RedactionWindow[];
+}
+
+export interface RedactionWindow {
+  /** Absolute JSON pointer of the string in the receipt, e.g. `/result/content`. */
+  readonly pointer: string;
+  readonly before: string;
+  readonly after: string;
 }
 
 export interface ReconcileContext {

@@ -23,6 +23,7 @@ export type {
   Normalized,
   ExecuteContext,
   ToolOutcome,
+  RedactionWindow,
   ReconcileContext,
   ReconcileVerdict,
 } from './context.js';

@@ -181,9 +181,8 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
 
 /** redact → (spill large results to artifacts) → commit. The receipt is durable before it is returned. */
 function commitStage(parts: RuntimeParts, draft: Draft, tool: AnyTool | null, secrets: readonly string[], heldKey: string | null, executed: Executed | null): Promise<Receipt> {
-  const red = redactStage(tool, draft.result, draft.error, secrets);
-  draft.result = red.result;
-  draft.error = red.error;
+  const red = redactStage(tool, draft, secrets, executed?.redaction_windows ?? []);
+  Object.assign(draft, red.body);
   draft.redactions = red.notes;
   if (draft.result !== null && mayExceed(draft.result, parts.inlineResultBytes)) {
     const text = JSON.stringify(draft.result);

@@ -119,7 +119,7 @@ export class Runtime {
         stateDir,
         registry,
         store,
-        artifacts: new ArtifactStore(join(stateDir, 'artifacts')),
+        artifacts: new ArtifactStore(join(stateDir, 'artifacts'), { secrets: opts.secrets ?? [] }),
         tokenKey: loadTokenKey(stateDir),
         resolver: new Resolver(registry, store),
         receiptLookup: { get: (id) => store.getReceipt(id) },

@@ -1,5 +1,5 @@
 import { ToolgateError, errorBody, type CallStatus, type ErrorBody, type PartialEffect } from '../../protocol/index.js';
-import type { AnyTool, ExecuteContext, ToolOutcome } from '../../registry/index.js';
+import type { AnyTool, ExecuteContext, RedactionWindow, ToolOutcome } from '../../registry/index.js';
 import type { CallScope, AbortKind } from '../call-scope.js';
 import { statusOf } from '../status.js';
 
@@ -15,6 +15,7 @@ export interface Executed {
   readonly artifacts: ToolOutcome<unknown>['artifacts'];
   /** What the effect record becomes. */
   readonly effect: EffectSettlement;
+  readonly redaction_windows: readonly RedactionWindow[];
 }
 
 /**
@@ -66,11 +67,12 @@ function fromOutcome(o: ToolOutcome<unknown>, sent: boolean): Executed {
     evidence: o.evidence ?? {},
     artifacts: o.artifacts ?? [],
     effect,
+    redaction_windows: o.redaction_windows ?? [],
   };
 }
 
 function bare(status: CallStatus, error: ErrorBody, effect: EffectSettlement): Executed {
-  return { status, result: null, error, truncated: false, partial: null, evidence: {}, artifacts: [], effect };
+  return { status, result: null, error, truncated: false, partial: null, evidence: {}, artifacts: [], effect, redaction_windows: [] };
 }
 
 function fromAbort(kind: AbortKind, sent: boolean, toolStopped: boolean): Executed {

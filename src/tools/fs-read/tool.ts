@@ -4,6 +4,7 @@ import { ToolgateError } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
 import { readAt, type ResolvedPath } from '../../resources/index.js';
 import { FileInfoCache, lastCharBoundary } from './file-info.js';
+import { pageWindow } from './redaction-window.js';
 
 export const FS_READ_DEFAULT_MAX_BYTES = 256 * 1024;
 /** Hard cap on one page: far below the 10 MiB that closes an MCP stdio connection. */
@@ -148,9 +149,12 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
         const continuation = truncated
           ? ctx.tokens.sign('fs.read', { path: prepared.path, sha256: info.sha256, offset: next, line: endsLine ? endLine + 1 : endLine })
           : null;
+        // A page is a window of the file: the redact stage sees the bytes around it too.
+        const window = pageWindow((at, n) => (head ? head.subarray(at, at + n) : readAt(fd, at, n)), offset, page.length, size);
         return {
           status: 'succeeded',
           truncated,
+          redaction_windows: [window],
           result: { ...base, content, binary: false, start_line: line, end_line: endLine, byte_offset: offset, byte_length: page.length, truncated, continuation },
         };
       } finally {

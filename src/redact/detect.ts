@@ -1,0 +1,116 @@
+import { SECRET_RULES, type SecretRule } from './rules.js';
+
+/** Secret values shorter than this are not searched for: they would redact ordinary text. */
+export const MIN_SECRET_LENGTH = 6;
+
+/** A half-open range of a text that holds a secret. */
+export interface SecretSpan {
+  readonly start: number;
+  readonly end: number;
+  /** A rule id, or `injected-secret` for an exact value the runtime was given. */
+  readonly rule: string;
+  readonly kind: 'pattern' | 'secret_value';
+}
+
+/** Shorter than any secret a rule or an injected value can be: keys, digests' prefixes, flags. */
+const MIN_MATCH_CHARS = 6;
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const byLength = (a: string, b: string): number => b.length - a.length;
+
+/** One native scan finds which rules can match at all; most text holds none of the hints. */
+function hintIndex(caseless: boolean): { re: RegExp; rules: Map<string, SecretRule[]> } {
+  const rules = new Map<string, SecretRule[]>();
+  for (const r of SECRET_RULES) {
+    if ((r.caseless ?? false) !== caseless) continue;
+    for (const h of r.hints) {
+      const k = caseless ? h.toLowerCase() : h;
+      rules.set(k, [...(rules.get(k) ?? []), r]);
+    }
+  }
+  // Caseless hints are matched in a lower-cased copy: a literal alternation without `i` is much faster.
+  return { re: new RegExp([...rules.keys()].sort(byLength).map(escape).join('|'), 'g'), rules };
+}
+const CASED = hintIndex(false);
+const CASELESS = hintIndex(true);
+
+function rulesHinted(text: string): SecretRule[] {
+  const out: SecretRule[] = [];
+  for (const [index, source] of [[CASED, text], [CASELESS, text.toLowerCase()]] as const) {
+    index.re.lastIndex = 0;
+    if (!index.re.test(source)) continue;
+    for (const [hint, rules] of index.rules) if (source.includes(hint)) for (const r of rules) if (!out.includes(r)) out.push(r);
+  }
+  return out;
+}
+
+/** The secret part of a match: its first `s…` group that took part, else all of it. */
+function secretRange(m: RegExpExecArray): [number, number] {
+  const groups = m.indices?.groups;
+  if (groups) {
+    for (const [name, range] of Object.entries(groups)) if (name.startsWith('s') && range) return range;
+  }
+  return [m.index, m.index + m[0].length];
+}
+
+/** Secret values to search for: long enough, distinct, longest first. */
+export function usableSecrets(secrets: readonly string[]): string[] {
+  return [...new Set(secrets)].filter((s) => s.length >= MIN_SECRET_LENGTH).sort(byLength);
+}
+
+/**
+ * Every secret in `text`: exact injected values (`secrets`, from usableSecrets) and rule matches,
+ * merged so that no two spans overlap.
+ */
+export function findSecrets(text: string, secrets: readonly string[], patterns = true): SecretSpan[] {
+  const spans: SecretSpan[] = [];
+  if (text.length < MIN_MATCH_CHARS) return spans;
+  for (const s of secrets) {
+    for (let at = text.indexOf(s); at !== -1; at = text.indexOf(s, at + s.length)) spans.push({ start: at, end: at + s.length, rule: 'injected-secret', kind: 'secret_value' });
+  }
+  if (patterns) {
+    for (const r of rulesHinted(text)) {
+      r.re.lastIndex = 0;
+      for (let m = r.re.exec(text); m !== null; m = r.re.exec(text)) {
+        if (m[0].length === 0) r.re.lastIndex++;
+        const [start, end] = secretRange(m);
+        const found = text.slice(start, end);
+        // A marker left by an earlier pass is not a secret (redaction is idempotent).
+        if (end > start && !found.startsWith('[REDACTED') && !(r.skip?.(found) ?? false)) spans.push({ start, end, rule: r.id, kind: 'pattern' });
+      }
+    }
+  }
+  return mergeSpans(spans);
+}
+
+/** Sorted, overlapping spans joined (the first one's rule names the whole). */
+export function mergeSpans(spans: SecretSpan[]): SecretSpan[] {
+  if (spans.length < 2) return spans;
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: SecretSpan[] = [];
+  for (const s of spans) {
+    const last = out[out.length - 1];
+    if (last && s.start < last.end) {
+      if (s.end > last.end) out[out.length - 1] = { ...last, end: s.end };
+    } else out.push(s);
+  }
+  return out;
+}
+
+export const REDACTED = '[REDACTED]';
+
+export function markerOf(span: Pick<SecretSpan, 'kind' | 'rule'>): string {
+  return span.kind === 'secret_value' ? REDACTED : `[REDACTED:${span.rule}]`;
+}
+
+/** `text` with each span (sorted, disjoint, within the text) replaced by its marker. */
+export function applySpans(text: string, spans: readonly SecretSpan[]): string {
+  if (spans.length === 0) return text;
+  let out = '';
+  let from = 0;
+  for (const s of spans) {
+    out += text.slice(from, s.start) + markerOf(s);
+    from = s.end;
+  }
+  return out + text.slice(from);
+}
