@@ -11,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { ArtifactStore } from '../../src/artifacts/index.js';
 import { PROTOCOL_VERSION } from '../../src/protocol/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
-import { bwrapArgs, defaultHomes, Sandbox } from '../../src/sandbox/index.js';
+import { bwrapArgs, defaultHomes, Sandbox, scanWorkspace } from '../../src/sandbox/index.js';
+import { PathClassifier } from '../../src/resources/index.js';
 import { createShellExec } from '../../src/tools/shell-exec/tool.js';
 
 const N = Number(process.env['N'] ?? 200);
@@ -56,7 +57,7 @@ async function spawnCost(ws: string, gitWs: string, state: string, gitState: str
   const lean = new Sandbox({ workspace: ws, measure: false });
   // The same mounts Sandbox.run asks for (hidden home dot-entries, private /run, the workspace):
   // this reference isolates what supervision, cgroups and the receipt cost.
-  const profile = bwrapArgs({ workspace: ws, workspaceWritable: true, cwd: ws, network: 'none', homes: defaultHomes(), hide: [state], user: { uid: 0, gid: 0 } }, 3);
+  const profile = bwrapArgs({ workspace: ws, workspaceWritable: true, cwd: ws, network: 'none', homes: defaultHomes(), hide: [state], user: { uid: 0, gid: 0 }, workspaceMounts: scanWorkspace(ws, { classify: (p) => new PathClassifier().classify(p), user: { uid: 0, gid: 0 } }) }, 3);
   const rt = createRuntime({ workspace: ws, stateDir: state, tools: [createShellExec() as never], grant: GRANT });
   const rtGit = createRuntime({ workspace: gitWs, stateDir: gitState, tools: [createShellExec() as never], grant: GRANT });
   let seq = 0;
