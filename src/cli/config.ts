@@ -49,8 +49,13 @@ export function loadConfig(explicit: string | undefined, workspaceFlag: string |
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    const text = readFileSync(path, 'utf8');
+    // shell.exec holds an absent config path with an empty file while a command runs; a crash
+    // can leave it. Refused, not read as "no configuration": the operator decides.
+    if (text.length === 0) throw new UsageError(`${path}: empty (an empty placeholder that shell.exec holds during a run is left by a crash); remove it or write a configuration`);
+    raw = JSON.parse(text);
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw new UsageError(`${path}: not JSON: ${(e as Error).message}`);
   }
   const parsed = configSchema.safeParse(raw);

@@ -105,3 +105,15 @@ test('a grant named by the configuration inside the workspace refuses the start 
     d.cleanup();
   }
 });
+
+test('an empty toolgate.config.json (a placeholder a crash left) is refused with a usage error that says so', () => {
+  const d = tempDirs();
+  try {
+    writeFileSync(join(d.workspace, 'toolgate.config.json'), '');
+    const r = run(['call', 'fs.read', '--args', '{"path":"a.txt"}', '--state-dir', d.state], d.workspace);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /toolgate\.config\.json: empty \(an empty placeholder/);
+  } finally {
+    d.cleanup();
+  }
+});
