@@ -11,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { ArtifactStore } from '../../src/artifacts/index.js';
 import { PROTOCOL_VERSION } from '../../src/protocol/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
-import { bwrapArgs, defaultHomes, Sandbox } from '../../src/sandbox/index.js';
+import { bwrapArgs, defaultHomes, Sandbox, scanWorkspace } from '../../src/sandbox/index.js';
+import { PathClassifier } from '../../src/resources/index.js';
 import { createShellExec } from '../../src/tools/shell-exec/tool.js';
 
 const N = Number(process.env['N'] ?? 200);
@@ -51,12 +52,13 @@ function markerPids(marker: string): number[] {
   return out;
 }
 
-async function spawnCost(ws: string, gitWs: string, state: string, gitState: string): Promise<void> {
+async function spawnCost(ws: string, gitWs: string, bigWs: string, state: string, gitState: string): Promise<void> {
   const sandbox = new Sandbox({ workspace: ws });
+  const big = new Sandbox({ workspace: bigWs });
   const lean = new Sandbox({ workspace: ws, measure: false });
   // The same mounts Sandbox.run asks for (hidden home dot-entries, private /run, the workspace):
   // this reference isolates what supervision, cgroups and the receipt cost.
-  const profile = bwrapArgs({ workspace: ws, workspaceWritable: true, cwd: ws, network: 'none', homes: defaultHomes(), hide: [state], user: { uid: 0, gid: 0 } }, 3);
+  const profile = bwrapArgs({ workspace: ws, workspaceWritable: true, cwd: ws, network: 'none', homes: defaultHomes(), hide: [state], user: { uid: 0, gid: 0 }, workspaceMounts: scanWorkspace(ws, { classify: (p) => new PathClassifier().classify(p), user: { uid: 0, gid: 0 } }) }, 3);
   const rt = createRuntime({ workspace: ws, stateDir: state, tools: [createShellExec() as never], grant: GRANT });
   const rtGit = createRuntime({ workspace: gitWs, stateDir: gitState, tools: [createShellExec() as never], grant: GRANT });
   let seq = 0;
@@ -78,6 +80,14 @@ async function spawnCost(ws: string, gitWs: string, state: string, gitState: str
       once: async () => {
         const r = await lean.run({ argv: ['/bin/true'], cwd: ws, env: { PATH: '/usr/bin:/bin' }, timeoutMs: 10_000 });
         if (r.exit_code !== 0) throw new Error(`sandbox: ${r.reason}`);
+      },
+      samples: [],
+    },
+    {
+      name: `Sandbox.run, ${BIG_FILES} files (${BIG_SECRETS} secret)`,
+      once: async () => {
+        const r = await big.run({ argv: ['/bin/true'], cwd: bigWs, env: { PATH: '/usr/bin:/bin' }, timeoutMs: 10_000 });
+        if (r.exit_code !== 0) throw new Error(`sandbox(big): ${r.reason}`);
       },
       samples: [],
     },
@@ -225,6 +235,20 @@ async function cancelTree(ws: string): Promise<void> {
   }
 }
 
+// A larger workspace: every run walks it for secret and protected entries (docs/shell.md).
+const BIG_FILES = Number(process.env['BIG_FILES'] ?? 20_000);
+const BIG_SECRETS = 40;
+
+function bigWorkspace(dir: string): void {
+  const perDir = 50;
+  for (let i = 0; i < BIG_FILES; i++) {
+    const sub = join(dir, `d${Math.floor(i / perDir / 20)}`, `e${Math.floor(i / perDir) % 20}`);
+    if (i % perDir === 0) mkdirSync(sub, { recursive: true });
+    const secret = i % Math.floor(BIG_FILES / BIG_SECRETS) === 0;
+    writeFileSync(join(sub, secret ? `f${i}.pem` : `f${i}.ts`), secret ? 'KEY' : 'x');
+  }
+}
+
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'tg-bench-exec-')));
 try {
   const ws = join(base, 'ws');
@@ -235,9 +259,11 @@ try {
   writeFileSync(join(gitWs, 'a.txt'), 'a\n');
   execFileSync('git', ['-C', gitWs, 'add', '.']);
   execFileSync('git', ['-C', gitWs, '-c', 'user.email=b@b', '-c', 'user.name=b', 'commit', '-qm', 'a']);
+  const bigWs = join(base, 'big-ws');
+  bigWorkspace(bigWs);
   const probe = new Sandbox({ workspace: ws });
   console.log(`wrapper shell ${probe.host.shell?.path} (stray inherited fds: ${probe.host.strayFds.join(' ') || 'none'}); cgroups: ${Object.keys(probe.host.cgroups.bases).join(', ') || 'none'}`);
-  await spawnCost(ws, gitWs, join(base, 'state'), join(base, 'git-state'));
+  await spawnCost(ws, gitWs, bigWs, join(base, 'state'), join(base, 'git-state'));
   await cancelTree(ws);
   if (process.env['FLOOD'] !== '0') await flood(ws);
 } finally {

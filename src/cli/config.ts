@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { faultsOf } from '../protocol/index.js';
+import { faultsOf, ToolgateError } from '../protocol/index.js';
 import { UsageError } from './usage.js';
 
 export const CONFIG_FILE = 'toolgate.config.json';
@@ -49,8 +49,13 @@ export function loadConfig(explicit: string | undefined, workspaceFlag: string |
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    const text = readFileSync(path, 'utf8');
+    // shell.exec holds an absent config path with an empty file while a command runs; a crash
+    // can leave it. Refused, not read as "no configuration": the operator decides.
+    if (text.length === 0) throw new UsageError(`${path}: empty (an empty placeholder that shell.exec holds during a run is left by a crash); remove it or write a configuration`);
+    raw = JSON.parse(text);
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw new UsageError(`${path}: not JSON: ${(e as Error).message}`);
   }
   const parsed = configSchema.safeParse(raw);
@@ -65,4 +70,35 @@ export function loadConfig(explicit: string | undefined, workspaceFlag: string |
 export function configPath(loaded: LoadedConfig, value: string | undefined): string | undefined {
   if (value === undefined || loaded.path === null) return value;
   return isAbsolute(value) ? value : resolve(dirname(loaded.path), value);
+}
+
+function within(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith('/') ? dir : dir + '/');
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * Refuses a grant or policy file inside the workspace: the agent's tools (fs.write, shell.exec)
+ * could rewrite it and so choose the grant and policy of the next start. Checked on the path as
+ * given (a link inside the workspace can be replaced) and on the file it resolves to.
+ */
+export function assertOutsideWorkspace(option: 'grant' | 'policy', file: string, workspace: string): void {
+  const given = resolve(file);
+  const roots = [resolve(workspace), realOrSelf(resolve(workspace))];
+  const seen = [given, realOrSelf(given)];
+  if (seen.some((f) => roots.some((w) => within(f, w)))) {
+    throw new ToolgateError('invalid_resource', `the ${option} file ${given} lies inside the workspace, where the agent's tools could rewrite it; keep it outside`, {
+      option,
+      file: given,
+      workspace: roots[1] as string,
+      reason: 'inside_workspace',
+    });
+  }
 }

@@ -4,7 +4,7 @@ import { GrantFileError, parseGrantFile, PolicyLoadError, type PolicySource, typ
 import type { Runtime, RuntimeOptions } from '../runtime/index.js';
 import { createRuntime } from '../runtime/index.js';
 import { runtimeOptions, type RuntimeFlags } from './open-runtime.js';
-import { configPath, loadConfig, type LoadedConfig } from './config.js';
+import { assertOutsideWorkspace, configPath, loadConfig, type LoadedConfig } from './config.js';
 import { UsageError } from './usage.js';
 
 /** Options of the commands that run calls: the grant a new task is issued and the policy files. */
@@ -35,10 +35,13 @@ export function openRuntimeWithPolicy(
   // Flags first, then the configuration file (paths relative to it).
   const grantPath = values.grant ?? configPath(loaded, loaded.config.grant);
   const policyPaths = values.policy ?? loaded.config.policies?.map((p) => configPath(loaded, p) as string);
+  const options = runtimeOptions(values, loaded);
+  if (grantPath !== undefined) assertOutsideWorkspace('grant', grantPath, options.workspace);
+  for (const p of policyPaths ?? []) assertOutsideWorkspace('policy', p, options.workspace);
   const grant = grantPath !== undefined ? readGrantFile(grantPath) : undefined;
   const policies = policyPaths !== undefined ? readPolicyFiles(policyPaths) : undefined;
   try {
-    return createRuntime({ ...runtimeOptions(values, loaded), ...extra, ...(grant ? { grant } : {}), ...(policies ? { policies } : {}) });
+    return createRuntime({ ...options, ...extra, ...(grant ? { grant } : {}), ...(policies ? { policies } : {}) });
   } catch (e) {
     if (PolicyLoadError.isInstance(e)) throw new UsageError(`--policy: ${e.message}`);
     throw e;

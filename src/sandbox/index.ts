@@ -9,3 +9,4 @@ export type { ExitReason, OutputChunk } from './supervise.js';
 export { sandboxDoctor, type DoctorCheck } from './doctor.js';
 export { resolveCommand, shellQuote } from './command.js';
 export type { Host } from './host.js';
+export { scanWorkspace, NO_WORKSPACE_MOUNTS, DEFAULT_SCAN_LIMITS, type WorkspaceMounts, type ScanLimits, type ScanOptions } from './workspace-scan.js';

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { WorkspaceMounts } from './workspace-scan.js';
 
 export type NetworkMode = 'none' | 'host';
 
@@ -18,6 +19,8 @@ export interface SandboxProfile {
   readonly hide: readonly string[];
   /** Host uid and gid the command runs as; 0 is root with every capability dropped. */
   readonly user: { readonly uid: number; readonly gid: number };
+  /** Secret entries to mask and host-code entries to keep read-only, beneath the workspace (scanWorkspace). */
+  readonly workspaceMounts: WorkspaceMounts;
 }
 
 /**
@@ -100,20 +103,6 @@ function hideArgs(path: string): string[] {
   }
 }
 
-/** Workspace files that the host executes or obeys later; a link among them is skipped (bwrap would follow it). */
-export const HOST_CODE_PATHS: readonly string[] = ['.git/hooks', '.git/config', 'toolgate.config.json'];
-
-function hostCodePaths(workspace: string): string[] {
-  return HOST_CODE_PATHS.map((rel) => join(workspace, rel)).filter((path) => {
-    try {
-      const st = lstatSync(path);
-      return st.isDirectory() || st.isFile();
-    } catch {
-      return false;
-    }
-  });
-}
-
 export function isWithin(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : dir + '/');
 }
@@ -149,9 +138,16 @@ export function bwrapArgs(p: SandboxProfile, infoFd: number, blockFd: number | n
   const enclosing = secrets.filter((s) => isWithin(p.workspace, s));
   for (const s of enclosing) args.push(...hideArgs(s));
   args.push(p.workspaceWritable ? '--bind' : '--ro-bind', p.workspace, p.workspace);
-  // What runs code on the host later stays read-only even in a writable workspace: git hooks
-  // and config (core.hooksPath, fsmonitor), and Toolgate's own configuration.
-  if (p.workspaceWritable) for (const path of hostCodePaths(p.workspace)) args.push('--ro-bind', path, path);
+  // What the host obeys later stays read-only even in a writable workspace: every `.git` whole
+  // (hooks, config, and the entry itself: a mount point cannot be renamed, removed or replaced),
+  // and Toolgate's own configuration (an absent one is held by a placeholder, masked below).
+  const m = p.workspaceMounts;
+  if (p.workspaceWritable) for (const path of m.readOnly) args.push('--ro-bind', path, path);
+  // Secret files: /dev/null, read-only and nodev, cannot be opened; as a mount point it cannot be
+  // replaced, and a hard link to it crosses a mount (EXDEV). Secret directories: an empty,
+  // read-only tmpfs.
+  for (const path of m.maskFiles) args.push('--ro-bind', '/dev/null', path);
+  for (const path of m.maskDirs) args.push('--tmpfs', path, '--remount-ro', path);
   for (const s of secrets) if (!enclosing.includes(s)) args.push(...hideArgs(s));
   args.push('--chdir', p.cwd, '--unshare-all');
   if (p.network === 'host') args.push('--share-net');

@@ -1,5 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { ToolgateError } from '../protocol/index.js';
+import { DEFAULT_PROTECTED_DIRS, DEFAULT_PROTECTED_FILES, PathClassifier, type PathClass } from '../resources/index.js';
 import type { ArtifactWriter } from '../registry/index.js';
 import { SandboxCgroups } from './cgroups.js';
 import { PTY_PATH, resolveCommand, shellQuote } from './command.js';
@@ -10,6 +12,11 @@ import type { StreamName, StreamSummary } from './stream-capture.js';
 import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
 import { wrapperScript, type WrapperShell } from './wrapper.js';
 import { installHint, SYSTEM_PACKAGES } from './install-hint.js';
+import { holdAbsentPaths, type PlaceholderLease } from './placeholder.js';
+import { NO_WORKSPACE_MOUNTS, scanWorkspace, type ScanLimits, type WorkspaceMounts } from './workspace-scan.js';
+
+/** Top-level entries the host obeys later: held by a placeholder while a writable run lasts, when absent. */
+const HOST_CODE_ENTRIES: readonly string[] = [...DEFAULT_PROTECTED_DIRS, ...DEFAULT_PROTECTED_FILES];
 
 export type IsolationLevel = 'bwrap' | 'process';
 
@@ -49,6 +56,14 @@ export interface SandboxOptions {
   readonly measure?: boolean;
   readonly previewHeadBytes?: number;
   readonly previewTailBytes?: number;
+  /**
+   * Workspace-relative path → class, for the scan before each run: `secret` entries are masked,
+   * `protected` ones bound read-only. Default: the built-in classification (pass the runtime's
+   * `workspace.classifier` so configured patterns count).
+   */
+  readonly classify?: (relPath: string) => PathClass;
+  /** Bounds of that scan; past them the run is refused (`limit_exceeded`). */
+  readonly scanLimits?: ScanLimits;
 }
 
 export interface RunRequest {
@@ -76,6 +91,11 @@ export interface RunRequest {
   readonly pty?: boolean;
   /** Called right before the process is spawned (the effect may start): `ctx.markSent`. */
   readonly onSpawn?: () => void;
+  /**
+   * A command of Toolgate's own with a fixed argv (the `git status` around a run). On a
+   * read-only workspace it skips the workspace scan and its masks; ignored when writable.
+   */
+  readonly internal?: boolean;
 }
 
 export interface RunResult {
@@ -151,7 +171,7 @@ export class Sandbox {
     if (!existsSync(req.cwd) || !statSync(req.cwd).isDirectory()) {
       return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`cwd ${req.cwd} is not a directory`] };
     }
-    const profile: SandboxProfile = {
+    let profile: SandboxProfile = {
       workspace: this.#o.workspace,
       workspaceWritable: writable,
       cwd: req.cwd,
@@ -159,6 +179,7 @@ export class Sandbox {
       homes: this.#o.homes ?? defaultHomes(),
       hide: this.#o.hide ?? [],
       user,
+      workspaceMounts: NO_WORKSPACE_MOUNTS,
     };
     const visible = level === 'bwrap' ? visibilityOf(profile) : undefined;
     const [first, ...args] = req.argv;
@@ -176,7 +197,26 @@ export class Sandbox {
     }
     const [cmd, ...rest] = argv as [string, ...string[]];
 
-    const cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + (level === 'bwrap' ? 1 : 0), this.#o.measure ?? true, user.uid === self.uid ? null : user) : null;
+    let lease: PlaceholderLease | null = null;
+    if (level === 'bwrap' && !(req.internal && !writable)) {
+      if (writable) lease = holdAbsentPaths(HOST_CODE_ENTRIES.map((rel) => join(this.#o.workspace, rel)));
+      try {
+        profile = { ...profile, workspaceMounts: this.#workspaceMounts(user, lease?.paths ?? []) };
+      } catch (e) {
+        lease?.release();
+        throw e;
+      }
+    } else if (level === 'process') {
+      notes.push('secret files in the workspace are not hidden and .git is writable without bubblewrap');
+    }
+
+    let cgroups: SandboxCgroups | null;
+    try {
+      cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + (level === 'bwrap' ? 1 : 0), this.#o.measure ?? true, user.uid === self.uid ? null : user) : null;
+    } catch (e) {
+      lease?.release();
+      throw e;
+    }
     const limitsInForce: LimitsInForce =
       cgroups?.capsPids || !h.cgroups.bases.pids
         ? inForce
@@ -233,7 +273,18 @@ export class Sandbox {
       return { ...out, cpu_ms: cpu, peak_rss_bytes: peak, isolation, limits: limitsInForce, notes: [...notes, ...out.notes] };
     } finally {
       cgroups?.remove(); // idempotent; on the error path the groups must not stay behind
+      lease?.release();
     }
+  }
+
+  /** The scan's mounts, with the placeholders of absent host-code entries masked like secrets. */
+  #workspaceMounts(user: { uid: number; gid: number }, placeholders: readonly string[]): WorkspaceMounts {
+    const classify = this.#o.classify ?? ((c) => (rel: string) => c.classify(rel))(new PathClassifier());
+    const m = scanWorkspace(this.#o.workspace, { classify, user, ...(this.#o.scanLimits ? { limits: this.#o.scanLimits } : {}) });
+    if (!placeholders.length) return m;
+    // Masked rather than bound onto itself: an empty `.git` file would be a broken gitfile to
+    // git inside, a device is skipped (as if absent).
+    return { ...m, readOnly: m.readOnly.filter((p) => !placeholders.includes(p)), maskFiles: [...m.maskFiles, ...placeholders] };
   }
 
   #limitsInForce(asked: ResourceLimits, root: boolean): { limits: ResourceLimits; inForce: LimitsInForce } {

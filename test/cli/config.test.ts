@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { configSchema } from '../../src/cli/config.js';
@@ -75,6 +75,44 @@ test('a grant named in the configuration is issued to new tasks', () => {
     assert.equal(write.code, 1);
     assert.equal((JSON.parse(write.out) as { error: { code: string } }).error.code, 'policy_denied');
     assert.ok(!existsSync(join(d.workspace, 'b.txt')));
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('a grant named by the configuration inside the workspace refuses the start with a typed error', () => {
+  const d = tempDirs();
+  try {
+    writeFileSync(join(d.workspace, 'a.txt'), 'a\n');
+    // What an agent writes with fs.write or shell.exec: a wide grant it chose, next to the config.
+    writeFileSync(join(d.workspace, 'wide.json'), JSON.stringify({ tools: ['*'], effects: ['read', 'write', 'execute', 'network'], read: ['**'], write: ['**'], hosts: ['*'] }));
+    writeFileSync(join(d.workspace, 'toolgate.config.json'), JSON.stringify({ state_dir: '../state', grant: 'wide.json' }));
+    const r = run(['call', 'fs.read', '--args', '{"path":"a.txt"}'], d.workspace);
+    assert.equal(r.code, 1);
+    const error = (JSON.parse(r.err) as { error: { code: string; data: Record<string, unknown> } }).error;
+    assert.equal(error.code, 'invalid_resource');
+    assert.equal(error.data['option'], 'grant');
+    assert.equal(error.data['reason'], 'inside_workspace');
+    assert.ok(!existsSync(join(d.base, 'state', 'toolgate.db')), 'refused before the runtime opened');
+    // Policies too, and a link in the workspace to a file outside (the link can be replaced).
+    writeFileSync(join(d.base, 'p.cedar'), 'permit (principal, action, resource);');
+    symlinkSync(join(d.base, 'p.cedar'), join(d.workspace, 'p.cedar'));
+    writeFileSync(join(d.workspace, 'toolgate.config.json'), JSON.stringify({ state_dir: '../state', policies: ['p.cedar'] }));
+    const p = run(['call', 'fs.read', '--args', '{"path":"a.txt"}'], d.workspace);
+    assert.equal(p.code, 1);
+    assert.equal((JSON.parse(p.err) as { error: { data: Record<string, unknown> } }).error.data['option'], 'policy');
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('an empty toolgate.config.json (a placeholder a crash left) is refused with a usage error that says so', () => {
+  const d = tempDirs();
+  try {
+    writeFileSync(join(d.workspace, 'toolgate.config.json'), '');
+    const r = run(['call', 'fs.read', '--args', '{"path":"a.txt"}', '--state-dir', d.state], d.workspace);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /toolgate\.config\.json: empty \(an empty placeholder/);
   } finally {
     d.cleanup();
   }

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDirs } from '../support/fixtures.js';
 
@@ -81,6 +81,38 @@ test('call --grant narrows what a task may read; a bad grant or policy file is a
     const refused = run(['call', 'fs.read', '--args', '{"path":"src/a.ts"}', '--policy', badPolicy, '--state-dir', d.state], d.workspace);
     assert.equal(refused.code, 2);
     assert.match(refused.err, /--policy: .*strict validation/);
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('--grant and --policy files inside the workspace are refused at start (typed), even through a path that resolves outside', () => {
+  const d = tempDirs();
+  try {
+    writeFileSync(join(d.workspace, 'a.txt'), 'a\n');
+    const inside = join(d.workspace, 'g.json');
+    writeFileSync(inside, JSON.stringify({ tools: ['fs.read'], effects: ['read'], read: ['**'] }));
+    for (const args of [
+      ['--grant', inside],
+      ['--grant', 'g.json'],
+      ['--policy', join(d.workspace, 'p.cedar')],
+      ['--grant', join(d.base, 'outside-dir', '..', 'ws', 'g.json')],
+    ]) {
+      writeFileSync(join(d.workspace, 'p.cedar'), 'permit (principal, action, resource);');
+      const r = run(['call', 'fs.read', '--args', '{"path":"a.txt"}', ...args, '--state-dir', d.state], d.workspace);
+      assert.equal(r.code, 1, args.join(' '));
+      const error = (JSON.parse(r.err) as { error: { code: string; data: Record<string, unknown> } }).error;
+      assert.equal(error.code, 'invalid_resource');
+      assert.equal(error.data['reason'], 'inside_workspace');
+    }
+    // A workspace reached through a link is the same workspace.
+    symlinkSync(d.workspace, join(d.base, 'ws-link'));
+    const viaLink = run(['call', 'fs.read', '--args', '{"path":"a.txt"}', '--grant', join(d.base, 'ws-link', 'g.json'), '--state-dir', d.state], d.workspace);
+    assert.equal(viaLink.code, 1);
+    const serve = spawnSync(process.execPath, [BIN, 'serve', '--stdio', '--grant', inside, '--state-dir', d.state], { cwd: d.workspace, encoding: 'utf8', input: '' });
+    assert.equal(serve.status, 1);
+    assert.match(serve.stderr, /inside_workspace/);
+    assert.equal(serve.stdout, '');
   } finally {
     d.cleanup();
   }

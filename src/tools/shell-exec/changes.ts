@@ -48,6 +48,7 @@ export async function gitStatus(sandbox: Sandbox, root: string, signal: AbortSig
     cwd: root,
     env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/tmp', GIT_OPTIONAL_LOCKS: '0', LANG: 'C.UTF-8' },
     timeoutMs: 15_000,
+    internal: true, // a fixed argv on a read-only workspace: no secret scan needed
     workspaceWritable: false,
     limits: { output_bytes: MAX_STATUS_BYTES },
     signal,

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { errorBody, ToolgateError, type ArtifactRef, type CallStatus, type Digest, type ErrorBody, type Resource } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
+import type { PathClassifier } from '../../resources/index.js';
 import { Sandbox, type RunResult } from '../../sandbox/index.js';
 import { changedPaths, gitStatus } from './changes.js';
 import { collectFiles } from './collect.js';
@@ -54,13 +55,15 @@ function outcomeOf(r: RunResult): { status: CallStatus; error?: ErrorBody } {
 /** shell.exec: one command in a bubblewrap sandbox, with limits, timeouts and a bounded, redacted record of its output. */
 export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<ShellExecArgs, ShellExecResult, Prepared> {
   const sandboxes = new Map<string, Sandbox>();
-  const sandboxFor = (root: string, hide: readonly string[]): Sandbox => {
+  const sandboxFor = (root: string, hide: readonly string[], classifier: PathClassifier): Sandbox => {
     const key = JSON.stringify([root, hide]);
     let sb = sandboxes.get(key);
     if (!sb) {
       sb = new Sandbox({
         workspace: root,
         hide,
+        // The runtime's classification (configured secret patterns included) decides what is masked.
+        classify: (rel) => classifier.classify(rel),
         ...(opts.allowProcessIsolation !== undefined ? { allowProcessIsolation: opts.allowProcessIsolation } : {}),
         ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
         ...(opts.bwrapPath !== undefined ? { bwrapPath: opts.bwrapPath } : {}),
@@ -116,7 +119,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
     async execute(ctx) {
       const { args, prepared } = ctx;
       const { writable } = prepared;
-      const sandbox = sandboxFor(ctx.workspace.root, [...(opts.hide ?? []), ...ctx.hidden_paths]);
+      const sandbox = sandboxFor(ctx.workspace.root, [...(opts.hide ?? []), ...ctx.hidden_paths], ctx.workspace.classifier);
       sandbox.level(); // isolation_unavailable before anything is sent
       const built = buildEnv(args.env, opts.hostEnv ?? process.env);
       for (const s of built.secrets) ctx.addSecret(s);
