@@ -25,6 +25,7 @@ export type {
   ToolOutcome,
   ReconcileContext,
   ReconcileVerdict,
+  EffectIntent,
 } from './context.js';
 export { diffManifests, type DiffOptions } from './diff.js';
 export { formatDiff } from './diff-format.js';
