@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { envelope, tempDirs } from '../support/fixtures.js';
-import { createRuntime } from '../../src/runtime/index.js';
+import { createRuntime, type TaskGrant } from '../../src/runtime/index.js';
 import type { Receipt } from '../../src/protocol/index.js';
 
-const GRANT = { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**', '.'], write: ['**', '.'] } as const;
+const GRANT: TaskGrant = { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**', '.'], write: ['**', '.'] };
 const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
 
 function crashChild(workspace: string, state: string, env: Record<string, unknown>, point: 'commit' | 'torn-rename'): Promise<{ signal: string | null; out: string }> {
