@@ -74,6 +74,15 @@ function commitSettlement(parts: RuntimeParts, rec: EffectRecord, settled: 'comp
  * tool's reconcile(). `args` are the retry's validated arguments (same digest), or null.
  */
 export async function reconcileRecord(parts: RuntimeParts, rec: EffectRecord, args: unknown): Promise<{ entry: ReconcileEntry; receipt: Receipt | null }> {
+  try {
+    return await settleThroughTool(parts, rec, args);
+  } finally {
+    // Settled or not (the store may have failed), this runtime no longer works on the record.
+    parts.store.letGo(rec.task_id, rec.effect_key);
+  }
+}
+
+async function settleThroughTool(parts: RuntimeParts, rec: EffectRecord, args: unknown): Promise<{ entry: ReconcileEntry; receipt: Receipt | null }> {
   const base = { task_id: rec.task_id, effect_key: rec.effect_key, tool: rec.tool, tool_version: rec.tool_version };
   const tool = toolOf(parts, rec);
   let verdict: ReconcileVerdict;
@@ -99,11 +108,7 @@ export async function reconcileRecord(parts: RuntimeParts, rec: EffectRecord, ar
   switch (verdict.settled) {
     case 'unknown':
       // Only what reconcile cannot tell is left ambiguous: an operator settles it.
-      try {
-        parts.store.settle(rec.task_id, rec.effect_key, 'ambiguous');
-      } finally {
-        parts.store.letGo(rec.task_id, rec.effect_key);
-      }
+      parts.store.settle(rec.task_id, rec.effect_key, 'ambiguous');
       return { entry: { ...base, settled: 'unknown', reason: verdict.reason, receipt_id: null }, receipt: null };
     case 'completed':
     case 'released': {
