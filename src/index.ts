@@ -1,7 +1,7 @@
 // The package's public surface: every export here is a decision (no `export *`).
 
 // Running calls
-export { createRuntime, Runtime, type RuntimeOptions, type CallOptions, type ReconcileReport, type ReconcileEntry } from './runtime/index.js';
+export { createRuntime, Runtime, type RuntimeOptions, type CallOptions, type ReconcileReport, type ReconcileEntry, type UnsettledEntry } from './runtime/index.js';
 
 // The protocol: envelopes, receipts, errors
 export {

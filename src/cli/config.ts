@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { faultsOf, ToolgateError } from '../protocol/index.js';
+import { isPlaceholder } from '../sandbox/index.js';
 import { UsageError } from './usage.js';
 
 export const CONFIG_FILE = 'toolgate.config.json';
@@ -47,12 +48,14 @@ export function loadConfig(explicit: string | undefined, workspaceFlag: string |
     if (explicit !== undefined) throw new UsageError(`--config ${explicit}: no such file`);
     return { path: null, config: {} };
   }
+  // shell.exec holds an absent config path with an empty mode-0000 placeholder while a command
+  // runs (so the command cannot create it). Only Toolgate makes one, and it stands for "no
+  // configuration": a run in progress, or a crash the next run sweeps.
+  if (explicit === undefined && isPlaceholder(lstatSync(path))) return { path: null, config: {} };
   let raw: unknown;
   try {
     const text = readFileSync(path, 'utf8');
-    // shell.exec holds an absent config path with an empty file while a command runs; a crash
-    // can leave it. Refused, not read as "no configuration": the operator decides.
-    if (text.length === 0) throw new UsageError(`${path}: empty (an empty placeholder that shell.exec holds during a run is left by a crash); remove it or write a configuration`);
+    if (text.length === 0) throw new UsageError(`${path}: empty; remove it or write a configuration`);
     raw = JSON.parse(text);
   } catch (e) {
     if (e instanceof UsageError) throw e;

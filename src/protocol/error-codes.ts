@@ -45,6 +45,8 @@ export const ERROR_CODES = [
   'limit_exceeded',
   // the runtime itself
   'internal_error',
+  // the state dir cannot be written or read (full, read-only, damaged)
+  'store_unavailable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -98,9 +98,12 @@ export interface ExecuteContext<A, P = undefined> {
   addSecret(value: string): void;
   /**
    * Declares that the effect may have started. A failure after this point is ambiguous unless
-   * the tool says what happened; before it, a failure is safe to retry.
+   * the tool says what happened; before it, a failure is safe to retry. `intent` is what the
+   * tool's reconcile() needs to settle the effect after a crash (paths, pre- and post-image
+   * digests: never content); it is durable in the effect record before this returns. A tool
+   * may call markSent again with a fuller intent before a later step of the same effect.
    */
-  markSent(): void;
+  markSent(intent?: EffectIntent): void;
 }
 
 /** A tool's answer. Domain failures are outcomes, never exceptions. */
@@ -126,17 +129,34 @@ export interface RedactionWindow {
   readonly after: string;
 }
 
+/**
+ * What a tool records at markSent for its reconcile(): JSON of paths and digests, stored
+ * (redacted) in the effect record. Never file contents, scripts or other argument values.
+ */
+export type EffectIntent = Readonly<Record<string, unknown>>;
+
 export interface ReconcileContext {
   readonly workspace: Workspace;
   readonly artifacts: ArtifactSink;
   readonly task_id: TaskId;
   readonly logical_effect_id: LogicalEffectId | null;
+  /** The intent the tool recorded at markSent; null when it recorded none (or never sent). */
+  readonly intent: EffectIntent | null;
+  /**
+   * The validated arguments when reconcile runs for a retry of the same call (same argument
+   * digest); null when an operator runs it: arguments are not stored.
+   */
   readonly arguments: unknown;
   readonly action: NormalizedAction | null;
+  /** A reconcile that finds the effect done advances the revision (the workspace changed). */
+  readonly revision: RevisionSource;
 }
 
-/** What reconcile found at the authoritative resource. */
+/**
+ * What reconcile found at the authoritative resource. `completed` may rebuild the result the
+ * call would have returned, so that the recovered receipt reads like the original.
+ */
 export type ReconcileVerdict =
-  | { readonly settled: 'completed'; readonly evidence: Readonly<Record<string, unknown>> }
+  | { readonly settled: 'completed'; readonly evidence: Readonly<Record<string, unknown>>; readonly result?: unknown }
   | { readonly settled: 'released'; readonly evidence: Readonly<Record<string, unknown>> }
   | { readonly settled: 'unknown'; readonly reason: string };

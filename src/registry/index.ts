@@ -26,6 +26,7 @@ export type {
   RedactionWindow,
   ReconcileContext,
   ReconcileVerdict,
+  EffectIntent,
 } from './context.js';
 export { diffManifests, type DiffOptions } from './diff.js';
 export { formatDiff } from './diff-format.js';

@@ -1,4 +1,4 @@
-import { ToolgateError, newAttemptId, type AttemptId, type Envelope, type Receipt, type ReceiptBody, type TaskId } from '../protocol/index.js';
+import { ToolgateError, newAttemptId, type AttemptId, type Envelope, type Receipt, type TaskId } from '../protocol/index.js';
 import type { AnyTool, ExecuteContext } from '../registry/index.js';
 import { CallScope, type AbortKind } from './call-scope.js';
 import type { CallOptions, RuntimeParts } from './runtime.js';
@@ -11,11 +11,11 @@ import { normalizeStage } from './stages/normalize.js';
 import { authorizeStage, enforceDecision } from './stages/authorize.js';
 import { estimateOf, usageOf } from './stages/budget.js';
 import type { BudgetReservation } from '../policy/index.js';
-import { claimStage, effectKeyOf } from './stages/claim.js';
+import { claimRequestOf, claimStage, effectKeyOf, examineStage, type Reconciler } from './stages/claim.js';
 import { executeStage, type Executed } from './stages/execute.js';
-import { redactStage } from './stages/redact.js';
-
-type Draft = { -readonly [K in keyof Omit<ReceiptBody, 'prev_receipt_digest'>]: Omit<ReceiptBody, 'prev_receipt_digest'>[K] };
+import { commitStage, type Draft } from './stages/commit.js';
+import { intentStage } from './stages/intent.js';
+import { reconcileRecord } from './reconcile.js';
 
 function attemptOf(parts: RuntimeParts, env: Envelope): AttemptId {
   if (env.attempt_id !== undefined) return env.attempt_id;
@@ -30,8 +30,10 @@ function attemptOf(parts: RuntimeParts, env: Envelope): AttemptId {
 
 /**
  * The call pipeline of DESIGN §1, in order:
- * parse → resolve → validate → normalize → authorize → admit → claim → intent → execute →
- * redact → commit. A stage that refuses throws a ToolgateError; the refusal becomes the receipt.
+ * parse → resolve → validate → examine → normalize → authorize → admit → claim → intent →
+ * execute → redact → commit. A stage that refuses throws a ToolgateError; the refusal becomes
+ * the receipt. `examine` looks at a keyed call's effect record before normalize can refuse, so
+ * a retry after a crash finds (and reconciles) the effect it already caused.
  */
 export async function runPipeline(parts: RuntimeParts, input: unknown, opts: CallOptions): Promise<Receipt> {
   parts.inflight.count++;
@@ -74,6 +76,22 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
     // validate
     const { args, digest: argsDigest } = validateStage(tool, env.arguments);
 
+    // the deadline is absolute and covers the queue; a retry keeps the first deadline
+    const key = effectKeyOf(env);
+    const recorded = key === null ? undefined : parts.store.findEffect(env.task_id, key);
+    const requested = env.deadline !== undefined ? Date.parse(env.deadline) : arrived + parts.defaultDeadlineMs;
+    const deadline = recorded ? Math.min(recorded.deadline, requested) : requested;
+    const reconcile: Reconciler = async (rec) => {
+      const { entry, receipt } = await reconcileRecord(parts, rec, args);
+      return { settled: entry.settled, receipt, reason: entry.reason };
+    };
+
+    // examine: a replay, a conflict or a crashed attempt is answered before normalize can refuse
+    if (key !== null) {
+      const examined = await examineStage(parts.store, claimRequestOf(env, key, tool, argsDigest, draft.attempt_id, deadline), reconcile);
+      if (examined !== 'free' && examined.kind === 'replay') return examined.receipt;
+    }
+
     // normalize
     const { action, prepared } = await normalizeStage(tool, args, argsDigest, parts.workspace, env.task_id, parts.receiptLookup, (r) =>
       parts.policy.grantFor(env.task_id).covers(r),
@@ -91,11 +109,7 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
     draft.decision = decision;
     enforceDecision(decision);
 
-    // admit: the deadline is absolute and covers the queue; a retry keeps the first deadline
-    const key = effectKeyOf(env);
-    const recorded = key === null ? undefined : parts.store.findEffect(env.task_id, key);
-    const requested = env.deadline !== undefined ? Date.parse(env.deadline) : arrived + parts.defaultDeadlineMs;
-    const deadline = recorded ? Math.min(recorded.deadline, requested) : requested;
+    // admit
     const signals: { signal: AbortSignal; kind: AbortKind }[] = [];
     if (opts.signal) signals.push({ signal: opts.signal, kind: 'client_cancel' });
     scope = new CallScope(deadline, signals);
@@ -112,13 +126,12 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
     draft.queued_ms = Date.now() - arrived;
 
     // claim + intent
-    const claimed = claimStage(parts.store, env, tool, action, args, draft.attempt_id, deadline);
+    const claimed = await claimStage(parts.store, env, tool, action, draft.attempt_id, deadline, reconcile);
     if (claimed.kind === 'replay') return claimed.receipt;
     heldKey = claimed.kind === 'held' ? claimed.key : null;
 
     // execute
-    let sent = false;
-    const held = heldKey;
+    const intent = intentStage(parts.store, env.task_id, heldKey, secrets);
     const ctx: ExecuteContext<never, never> = {
       args: args as never,
       prepared: prepared as never,
@@ -141,14 +154,10 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
       addSecret: (value) => {
         secrets.push(value);
       },
-      markSent: () => {
-        if (sent) return;
-        if (held !== null) parts.store.markSent(env.task_id, held);
-        sent = true;
-      },
+      markSent: intent.markSent,
     };
     const startedAt = performance.now();
-    executed = await executeStage(tool, ctx, scope, () => sent, parts.abortGraceMs);
+    executed = await executeStage(tool, ctx, scope, () => intent.sent, parts.abortGraceMs);
     executedMs = performance.now() - startedAt;
     draft.status = executed.status;
     draft.result = executed.result;
@@ -176,39 +185,11 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
       if (set?.size === 0) parts.running.delete(running.task);
     }
   }
-  return commitStage(parts, draft, tool, secrets, heldKey, executed);
-}
-
-/** redact → (spill large results to artifacts) → commit. The receipt is durable before it is returned. */
-function commitStage(parts: RuntimeParts, draft: Draft, tool: AnyTool | null, secrets: readonly string[], heldKey: string | null, executed: Executed | null): Promise<Receipt> {
-  const red = redactStage(tool, draft, secrets, executed?.redaction_windows ?? []);
-  Object.assign(draft, red.body);
-  draft.redactions = red.notes;
-  if (draft.result !== null && mayExceed(draft.result, parts.inlineResultBytes)) {
-    const text = JSON.stringify(draft.result);
-    if (Buffer.byteLength(text) > parts.inlineResultBytes) {
-      const ref = parts.artifacts.put(text, 'application/json', 'result');
-      draft.artifacts = [...draft.artifacts, ref];
-      draft.result = { artifact: ref.digest, bytes: ref.bytes, inline: false };
-    }
+  try {
+    return await commitStage(parts, draft, tool, secrets, heldKey, executed);
+  } finally {
+    // Committed or not, this call no longer runs its effect: an uncommitted record (the store
+    // failed) stays claimed or sent for the next retry or `toolgate reconcile` to settle.
+    if (heldKey !== null) parts.store.letGo(draft.task_id, heldKey);
   }
-  draft.finished_at = new Date().toISOString();
-  const effect = heldKey === null ? undefined : { key: heldKey, state: executed?.effect ?? 'released' };
-  const req = { body: draft, ...(effect ? { effect } : {}) };
-  // Alone, a call commits at once; with other calls in the pipeline, the commits of one turn of
-  // the event loop share a transaction.
-  return parts.inflight.count > 1 ? parts.store.commitBatched(req) : Promise.resolve(parts.store.commit(req));
 }
-
-/** Cheap bound before serializing: JSON escaping at most sextuples a string (\u00XX). */
-function mayExceed(value: unknown, limit: number): boolean {
-  let budget = limit / 6;
-  const walk = (v: unknown): boolean => {
-    if (typeof v === 'string') return (budget -= v.length + 2) < 0;
-    if (Array.isArray(v)) return v.some(walk);
-    if (v !== null && typeof v === 'object') return Object.entries(v).some(([k, x]) => (budget -= k.length + 3) < 0 || walk(x));
-    return (budget -= 24) < 0;
-  };
-  return walk(value);
-}
-

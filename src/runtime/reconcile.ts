@@ -1,14 +1,18 @@
-import { errorBody, type AttemptId, type Receipt } from '../protocol/index.js';
-import type { EffectRecord } from '../store/index.js';
+import { ToolgateError, errorBody, type AttemptId, type LogicalEffectId, type Receipt, type TaskId } from '../protocol/index.js';
+import type { AnyTool, ReconcileVerdict } from '../registry/index.js';
+import type { EffectRecord, UnsettledEffect } from '../store/index.js';
 import type { RuntimeParts } from './runtime.js';
 import { receiptSkeleton } from './runtime.js';
+import { redactStage } from './stages/redact.js';
+
+export type Settlement = 'completed' | 'released' | 'unknown';
 
 export interface ReconcileEntry {
   readonly task_id: string;
   readonly effect_key: string;
   readonly tool: string;
   readonly tool_version: string;
-  readonly settled: 'completed' | 'released' | 'unknown';
+  readonly settled: Settlement;
   readonly reason: string | null;
   readonly receipt_id: string | null;
 }
@@ -18,45 +22,131 @@ export interface ReconcileReport {
   readonly entries: readonly ReconcileEntry[];
 }
 
-/**
- * Asks each ambiguous effect's tool what the authoritative resource says, and settles the
- * record: `completed` (a retry replays the reconciliation receipt) or `released` (a retry runs).
- */
-export async function reconcileEffects(parts: RuntimeParts): Promise<ReconcileReport> {
-  const records = parts.store.listEffects({ state: 'ambiguous' });
-  const entries: ReconcileEntry[] = [];
-  for (const rec of records) entries.push(await reconcileOne(parts, rec));
-  return { examined: records.length, entries };
+/** An effect that waits for reconcile, as `reconcile --list` shows it. */
+export interface UnsettledEntry extends UnsettledEffect {
+  /** Since the record last changed (it was sent, or found ambiguous). */
+  readonly age_ms: number;
 }
 
-async function reconcileOne(parts: RuntimeParts, rec: EffectRecord): Promise<ReconcileEntry> {
-  const base = { task_id: rec.task_id, effect_key: rec.effect_key, tool: rec.tool, tool_version: rec.tool_version };
-  const tool = parts.registry.tools().find((t) => t.name === rec.tool && t.version === rec.tool_version);
-  if (!tool?.reconcile) return { ...base, settled: 'unknown', reason: tool ? 'the tool has no reconcile()' : 'this runtime has no such tool version', receipt_id: null };
+/** Who settled an effect: its tool's reconcile(), or an operator with a reason. */
+type SettledBy = { readonly by: 'reconcile' } | { readonly by: 'operator'; readonly reason: string };
+
+export function listUnsettled(parts: RuntimeParts, now = Date.now()): UnsettledEntry[] {
+  return parts.store.listUnsettled().map((e) => ({ ...e, age_ms: Math.max(0, now - Date.parse(e.updated_at)) }));
+}
+
+function toolOf(parts: RuntimeParts, rec: EffectRecord): AnyTool | undefined {
+  return parts.registry.tools().find((t) => t.name === rec.tool && t.version === rec.tool_version);
+}
+
+/**
+ * Commits the receipt that settles an effect record, in the transaction that moves the record:
+ * `completed` (a retry replays this receipt) or `released` (a retry runs the effect).
+ */
+function commitSettlement(parts: RuntimeParts, rec: EffectRecord, settled: 'completed' | 'released', by: SettledBy, evidence: Readonly<Record<string, unknown>>, result: unknown): Receipt {
   const previous: Receipt | undefined = rec.receipt_id ? parts.store.getReceipt(rec.receipt_id) : undefined;
-  const verdict = await tool.reconcile({
-    workspace: parts.workspace,
-    artifacts: parts.artifacts,
-    task_id: rec.task_id,
-    logical_effect_id: (rec.logical_effect_id ?? null) as never,
-    arguments: rec.arguments,
-    action: previous?.normalized_action ?? null,
-  });
-  if (verdict.settled === 'unknown') return { ...base, settled: 'unknown', reason: verdict.reason, receipt_id: null };
   const now = new Date().toISOString();
-  const body = {
+  const reconciliation = { settled, by: by.by, ...(by.by === 'operator' ? { reason: by.reason } : {}), previous_receipt_id: rec.receipt_id, sent_at: rec.updated_at };
+  const raw = {
     ...receiptSkeleton(rec.task_id, rec.attempt_id as AttemptId, now),
     tool: rec.tool,
     tool_version: rec.tool_version,
-    logical_effect_id: rec.logical_effect_id as never,
+    logical_effect_id: rec.logical_effect_id as LogicalEffectId | null,
     idempotency_key: rec.idempotency_key,
     normalized_action: previous?.normalized_action ?? null,
     registry_revision: previous?.registry_revision ?? null,
-    status: verdict.settled === 'completed' ? ('succeeded' as const) : ('failed' as const),
-    error: verdict.settled === 'completed' ? null : errorBody('execution_failed', 'reconciled: the effect did not happen; a retry will run it', { settled: 'released' }),
-    result: { reconciliation: { settled: verdict.settled, previous_receipt_id: rec.receipt_id } },
-    evidence: verdict.evidence,
+    status: settled === 'completed' ? ('succeeded' as const) : ('failed' as const),
+    error: settled === 'completed' ? null : errorBody('execution_failed', `reconciled by ${by.by}: the effect did not happen; a retry will run it`, reconciliation),
+    result: result ?? { reconciliation },
+    evidence: { ...evidence, reconciliation },
   };
-  const receipt = parts.store.commit({ body, effect: { key: rec.effect_key, state: verdict.settled } });
-  return { ...base, settled: verdict.settled, reason: null, receipt_id: receipt.receipt_id };
+  // The whole body, as for any receipt: paths in the action and the evidence can hold secrets too.
+  const red = redactStage(toolOf(parts, rec) ?? null, raw, parts.secrets, []);
+  const body = { ...raw, ...red.body, redactions: red.notes };
+  try {
+    return parts.store.commit({ body, effect: { key: rec.effect_key, state: settled } });
+  } finally {
+    parts.store.letGo(rec.task_id, rec.effect_key);
+  }
+}
+
+/**
+ * Settles one record the caller has taken over (sent by a gone owner, or ambiguous) through its
+ * tool's reconcile(). `args` are the retry's validated arguments (same digest), or null.
+ */
+export async function reconcileRecord(parts: RuntimeParts, rec: EffectRecord, args: unknown): Promise<{ entry: ReconcileEntry; receipt: Receipt | null }> {
+  try {
+    return await settleThroughTool(parts, rec, args);
+  } finally {
+    // Settled or not (the store may have failed), this runtime no longer works on the record.
+    parts.store.letGo(rec.task_id, rec.effect_key);
+  }
+}
+
+async function settleThroughTool(parts: RuntimeParts, rec: EffectRecord, args: unknown): Promise<{ entry: ReconcileEntry; receipt: Receipt | null }> {
+  const base = { task_id: rec.task_id, effect_key: rec.effect_key, tool: rec.tool, tool_version: rec.tool_version };
+  const tool = toolOf(parts, rec);
+  let verdict: ReconcileVerdict;
+  if (!tool?.reconcile) verdict = { settled: 'unknown', reason: tool ? 'the tool has no reconcile()' : 'this runtime has no such tool version' };
+  else {
+    const previous = rec.receipt_id ? parts.store.getReceipt(rec.receipt_id) : undefined;
+    try {
+      verdict = await tool.reconcile({
+        workspace: parts.workspace,
+        artifacts: parts.artifacts,
+        task_id: rec.task_id,
+        logical_effect_id: rec.logical_effect_id as LogicalEffectId | null,
+        intent: rec.intent,
+        arguments: args,
+        action: previous?.normalized_action ?? null,
+        revision: { current: () => `r${parts.store.currentRevision()}`, advance: () => `r${parts.store.advanceRevision()}` },
+      });
+    } catch (e) {
+      if (ToolgateError.isInstance(e) && e.code === 'store_unavailable') throw e;
+      verdict = { settled: 'unknown', reason: `reconcile failed: ${e instanceof Error ? e.message : String(e)}` };
+    }
+  }
+  switch (verdict.settled) {
+    case 'unknown':
+      // Only what reconcile cannot tell is left ambiguous: an operator settles it.
+      parts.store.settle(rec.task_id, rec.effect_key, 'ambiguous');
+      return { entry: { ...base, settled: 'unknown', reason: verdict.reason, receipt_id: null }, receipt: null };
+    case 'completed':
+    case 'released': {
+      const receipt = commitSettlement(parts, rec, verdict.settled, { by: 'reconcile' }, verdict.evidence, verdict.settled === 'completed' ? verdict.result : undefined);
+      return { entry: { ...base, settled: verdict.settled, reason: null, receipt_id: receipt.receipt_id }, receipt };
+    }
+  }
+}
+
+/** Settles every ambiguous record and every sent record whose owner is gone. */
+export async function reconcileEffects(parts: RuntimeParts): Promise<ReconcileReport> {
+  const unsettled = parts.store.listUnsettled().filter((e) => !e.owner_alive);
+  const entries: ReconcileEntry[] = [];
+  for (const e of unsettled) {
+    const taken = parts.store.takeOver(e.task_id, e.effect_key);
+    if (taken.kind !== 'taken') continue; // settled or resumed meanwhile
+    entries.push((await reconcileRecord(parts, taken.record, null)).entry);
+  }
+  return { examined: entries.length, entries };
+}
+
+/**
+ * An operator's settlement of an effect reconcile cannot decide (e.g. an interrupted
+ * shell.exec): `completed` (a retry replays) or `released` (a retry runs), with the reason
+ * recorded in the receipt that settles it.
+ */
+export function settleEffect(parts: RuntimeParts, task: TaskId, key: string, settled: 'completed' | 'released', reason: string): Receipt {
+  if (reason.trim() === '') throw new ToolgateError('invalid_arguments', 'settling an effect needs a reason', { faults: [{ pointer: '/reason', message: 'empty' }] });
+  const taken = parts.store.takeOver(task, key);
+  switch (taken.kind) {
+    case 'absent':
+      throw new ToolgateError('not_found', `no effect ${key} in task ${task}`, { task_id: task, effect_key: key });
+    case 'in_progress':
+      throw new ToolgateError('effect_in_progress', `effect ${key} is still being executed by its runtime`, { task_id: task, effect_key: key, state: taken.record.state, attempt_id: taken.record.attempt_id });
+    case 'settled':
+      throw new ToolgateError('invalid_resource', `effect ${key} is ${taken.record.state}; there is nothing to settle`, { task_id: task, effect_key: key, state: taken.record.state });
+    case 'taken':
+      return commitSettlement(parts, taken.record, settled, { by: 'operator', reason }, {}, undefined);
+  }
 }

@@ -13,7 +13,7 @@ import {
 import { Registry, type AnyTool, type ReceiptLookup } from '../registry/index.js';
 import { Workspace } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
-import { POLICY_MIGRATIONS, SqliteStore, sqlitePolicyStores, type EffectRecord, type MigrationSet } from '../store/index.js';
+import { POLICY_MIGRATIONS, SqliteStore, guarded, sqlitePolicyStores, type EffectRecord, type MigrationSet } from '../store/index.js';
 import { ArtifactStore } from '../artifacts/index.js';
 import { builtinTools } from '../tools/index.js';
 import { Admission } from './admission.js';
@@ -22,7 +22,7 @@ import { prepareStateDir } from './state-dir.js';
 import { loadTokenKey } from './tokens.js';
 import { Resolver } from './stages/resolve.js';
 import { runPipeline } from './pipeline.js';
-import { reconcileEffects, type ReconcileReport } from './reconcile.js';
+import { listUnsettled, reconcileEffects, settleEffect, type ReconcileReport, type UnsettledEntry } from './reconcile.js';
 
 export interface RuntimeOptions {
   /** The workspace root every path is resolved beneath. */
@@ -49,6 +49,11 @@ export interface RuntimeOptions {
   readonly abortGraceMs?: number;
   /** Results larger than this (JSON bytes) are stored as an artifact. Default 6 MiB. */
   readonly inlineResultBytes?: number;
+  /**
+   * `full` (default): every commit is fsync'ed before it returns (shared by group commit), so a
+   * receipt returned as succeeded survives a power loss. `normal`: survives a process crash
+   * only; a power loss or file system failure may lose receipts already returned (docs/cli.md).
+   */
   readonly durability?: 'normal' | 'full';
   /** Extra secret path patterns (see docs/paths.md). */
   readonly secretPatterns?: readonly string[];
@@ -97,7 +102,7 @@ export class Runtime {
     const workspace = Workspace.open(opts.workspace, opts.secretPatterns ? { secretPatterns: opts.secretPatterns } : {});
     try {
       const stateDir = prepareStateDir(workspace, opts.stateDir);
-      const store = new SqliteStore({ dir: stateDir, durability: opts.durability ?? 'normal', migrations: [POLICY_MIGRATIONS, ...(opts.migrations ?? [])] });
+      const store = new SqliteStore({ dir: stateDir, durability: opts.durability ?? 'full', migrations: [POLICY_MIGRATIONS, ...(opts.migrations ?? [])] });
       const registry = new Registry(opts.tools ?? builtinTools());
       let policy: PolicyEngine;
       try {
@@ -114,13 +119,22 @@ export class Runtime {
         store.close();
         throw e;
       }
+      let artifacts: ArtifactStore;
+      let tokenKey: Buffer;
+      try {
+        artifacts = guarded('prepare the artifact store', stateDir, () => new ArtifactStore(join(stateDir, 'artifacts'), { secrets: opts.secrets ?? [] }));
+        tokenKey = loadTokenKey(stateDir);
+      } catch (e) {
+        store.close();
+        throw e;
+      }
       this.#parts = {
         workspace,
         stateDir,
         registry,
         store,
-        artifacts: new ArtifactStore(join(stateDir, 'artifacts'), { secrets: opts.secrets ?? [] }),
-        tokenKey: loadTokenKey(stateDir),
+        artifacts,
+        tokenKey,
         resolver: new Resolver(registry, store),
         receiptLookup: { get: (id) => store.getReceipt(id) },
         policy,
@@ -196,9 +210,22 @@ export class Runtime {
     return this.#parts.store.listEffects({ state: 'ambiguous' });
   }
 
-  /** Settles ambiguous effects through each tool's reconcile(); commits a receipt for each. */
+  /** Every effect that waits for reconcile (ambiguous, or sent by a runtime that is gone), with its age. */
+  listUnsettled(): UnsettledEntry[] {
+    return listUnsettled(this.#parts);
+  }
+
+  /**
+   * Settles ambiguous effects, and sent ones whose runtime is gone, through each tool's
+   * reconcile(); commits a receipt for each settled one.
+   */
   reconcile(): Promise<ReconcileReport> {
     return reconcileEffects(this.#parts);
+  }
+
+  /** An operator's settlement of one effect reconcile cannot decide; the reason goes in its receipt. */
+  settle(task: string, effectKey: string, settled: 'completed' | 'released', reason: string): Receipt {
+    return settleEffect(this.#parts, task as TaskId, effectKey, settled, reason);
   }
 
   /** Waits for running calls, then releases the database and the workspace. */

@@ -1,27 +1,79 @@
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, type PathLike } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ToolgateError, canonicalJson, constantTimeEqual, hmacSha256, type TaskId } from '../protocol/index.js';
 import type { TokenCodec } from '../registry/index.js';
+import { guarded } from '../store/index.js';
 
 const KEY_BYTES = 32;
 
-/** The state dir's HMAC key, created once with mode 0600 (O_EXCL: two runtimes agree on one). */
-export function loadTokenKey(stateDir: string): Buffer {
-  const path = join(stateDir, 'continuation.key');
+function fsyncPath(path: PathLike, flags: string): void {
+  const fd = openSync(path, flags);
   try {
-    const fd = openSync(path, 'wx', 0o600);
-    try {
-      writeSync(fd, randomBytes(KEY_BYTES));
-    } finally {
-      closeSync(fd);
-    }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
-  const key = readFileSync(path);
-  if (key.length !== KEY_BYTES) throw new Error(`${path} is not a ${KEY_BYTES}-byte key`);
-  return key;
+}
+
+/** Writes a fresh key to a temporary file and fsyncs it; the caller links or renames it into place. */
+function stagedKey(dir: string): string {
+  const tmp = join(dir, `.continuation.key.${randomBytes(8).toString('hex')}.tmp`);
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    const key = randomBytes(KEY_BYTES);
+    let off = 0;
+    while (off < key.length) off += writeSync(fd, key, off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return tmp;
+}
+
+function readKey(path: string): Buffer | null {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/**
+ * The state dir's HMAC key, mode 0600. It appears whole or not at all: written to a temporary
+ * file, fsync'ed, then linked into place (link fails if another runtime won: both use its key)
+ * and the directory fsync'ed. A torn key left by an older Toolgate (0 bytes after a crash) is
+ * moved aside and replaced: tokens signed with it are lost anyway and fail as
+ * invalid_continuation; the state dir stays usable. A state dir that cannot be written is
+ * `store_unavailable`.
+ */
+export function loadTokenKey(stateDir: string): Buffer {
+  return guarded('load the continuation key', stateDir, () => {
+    const path = join(stateDir, 'continuation.key');
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const key = readKey(path);
+      if (key !== null && key.length === KEY_BYTES) return key;
+      if (key !== null) {
+        // Torn: only one runtime wins moving it aside; the others look again.
+        try {
+          renameSync(path, join(stateDir, `continuation.key.torn-${randomBytes(4).toString('hex')}`));
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        }
+      }
+      const tmp = stagedKey(stateDir);
+      try {
+        linkSync(tmp, path);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      } finally {
+        unlinkSync(tmp);
+      }
+      fsyncPath(stateDir, 'r');
+    }
+    throw new ToolgateError('store_unavailable', `${path} keeps changing; another process is rewriting it`, { operation: 'load the continuation key', state_dir: stateDir, cause_code: null });
+  });
 }
 
 /**

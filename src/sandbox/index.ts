@@ -10,3 +10,4 @@ export { sandboxDoctor, type DoctorCheck } from './doctor.js';
 export { resolveCommand, shellQuote } from './command.js';
 export type { Host } from './host.js';
 export { scanWorkspace, NO_WORKSPACE_MOUNTS, DEFAULT_SCAN_LIMITS, type WorkspaceMounts, type ScanLimits, type ScanOptions } from './workspace-scan.js';
+export { isPlaceholder } from './placeholder.js';

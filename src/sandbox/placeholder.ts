@@ -2,7 +2,7 @@
 // creatable from inside the sandbox, and only a mount can stop that: the path is held by an
 // empty file for the length of the run, masked inside, and removed when the last run holding
 // it ends. (bubblewrap would create the mount point itself, and leave it on the host.)
-import { closeSync, constants, fstatSync, lstatSync, openSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, futimesSync, lstatSync, openSync, unlinkSync, type Stats } from 'node:fs';
 
 const { O_CREAT, O_EXCL, O_WRONLY, O_NOFOLLOW } = constants;
 
@@ -28,9 +28,43 @@ function errno(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null ? (e as NodeJS.ErrnoException).code : undefined;
 }
 
+/** An empty, mode-0000 regular file: what only a placeholder is (nothing else has a use for it). */
+export function isPlaceholder(st: Stats): boolean {
+  return st.isFile() && st.size === 0 && (st.mode & 0o7777) === 0;
+}
+
+function ownerAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return errno(e) === 'EPERM';
+  }
+}
+
+/**
+ * Removes placeholders whose owner process is gone (a runtime killed mid-run), so that a crash
+ * does not leave an empty `.git` that breaks the host's git, or an empty config. The owner's pid
+ * is the placeholder's mtime in seconds (set when it is made: no xattrs without native code, and
+ * a file we own and nobody reads needs no real mtime). A reused pid only keeps the file longer.
+ */
+export function sweepAbandonedPlaceholders(paths: readonly string[]): void {
+  for (const path of paths) {
+    if (held.has(path)) continue;
+    try {
+      const st = lstatSync(path);
+      if (isPlaceholder(st) && st.mtime.getTime() % 1000 === 0 && !ownerAlive(st.mtime.getTime() / 1000)) unlinkSync(path);
+    } catch {
+      // absent, or gone meanwhile
+    }
+  }
+}
+
 /** Holds each absent path in `paths` with an empty, mode-0000 file until `release()`. */
 export function holdAbsentPaths(paths: readonly string[]): PlaceholderLease {
   const mine: string[] = [];
+  sweepAbandonedPlaceholders(paths);
   for (const path of paths) {
     const h = held.get(path);
     if (h) {
@@ -47,6 +81,7 @@ export function holdAbsentPaths(paths: readonly string[]): PlaceholderLease {
       throw e;
     }
     try {
+      futimesSync(fd, new Date(), process.pid);
       const st = fstatSync(fd);
       held.set(path, { count: 1, dev: st.dev, ino: st.ino });
     } finally {

@@ -12,7 +12,7 @@ import type { StreamName, StreamSummary } from './stream-capture.js';
 import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
 import { wrapperScript, type WrapperShell } from './wrapper.js';
 import { installHint, SYSTEM_PACKAGES } from './install-hint.js';
-import { holdAbsentPaths, type PlaceholderLease } from './placeholder.js';
+import { holdAbsentPaths, sweepAbandonedPlaceholders, type PlaceholderLease } from './placeholder.js';
 import { NO_WORKSPACE_MOUNTS, scanWorkspace, type ScanLimits, type WorkspaceMounts } from './workspace-scan.js';
 
 /** Top-level entries the host obeys later: held by a placeholder while a writable run lasts, when absent. */
@@ -126,6 +126,8 @@ export class Sandbox {
 
   constructor(o: SandboxOptions) {
     this.#o = o;
+    // A runtime killed mid-run leaves its placeholders; the next one on this workspace clears them.
+    sweepAbandonedPlaceholders(HOST_CODE_ENTRIES.map((rel) => join(o.workspace, rel)));
   }
 
   get host(): Host {

@@ -1,5 +1,5 @@
 import type { AttemptId, Digest, Receipt, ReceiptBody, ReceiptId, TaskId } from '../protocol/index.js';
-import type { Manifest } from '../registry/index.js';
+import type { EffectIntent, Manifest } from '../registry/index.js';
 
 export type EffectState = 'claimed' | 'sent' | 'completed' | 'released' | 'ambiguous';
 
@@ -20,8 +20,11 @@ export interface EffectRecord {
   /** Absolute epoch ms: fixed at the first claim, a retry never extends it. */
   readonly deadline: number;
   readonly receipt_id: ReceiptId | null;
-  /** The validated arguments, for reconcile. */
-  readonly arguments: unknown;
+  /**
+   * What the tool's reconcile() needs, recorded (redacted) at markSent before the effect:
+   * paths and digests only. The arguments themselves are never stored, only their digest.
+   */
+  readonly intent: EffectIntent | null;
   readonly created_at: string;
   readonly updated_at: string;
 }
@@ -30,28 +33,61 @@ export interface EffectRecord {
 export interface ClaimRequest
   extends Pick<
     EffectRecord,
-    'task_id' | 'effect_key' | 'logical_effect_id' | 'idempotency_key' | 'args_digest' | 'tool' | 'tool_version' | 'attempt_id' | 'deadline' | 'arguments'
+    'task_id' | 'effect_key' | 'logical_effect_id' | 'idempotency_key' | 'args_digest' | 'tool' | 'tool_version' | 'attempt_id' | 'deadline'
   > {
   /** Whether an ambiguous record may simply be run again (the tool's contract). */
   readonly safe_to_repeat: boolean;
 }
 
+/**
+ * What a claim found. `new`: the caller holds the record (a fresh claim or a free one taken
+ * over). `free`: an inspection found nothing that stops the call (nothing written). `reconcile`:
+ * the record was sent by an owner that is gone; the caller now owns it, still `sent`, and
+ * must settle it through the tool's reconcile() before anything runs again.
+ */
 export type ClaimResult =
   | { readonly kind: 'new' }
+  | { readonly kind: 'free' }
   | { readonly kind: 'replay'; readonly receipt: Receipt }
   | { readonly kind: 'conflict'; readonly record: EffectRecord }
   | { readonly kind: 'in_progress'; readonly record: EffectRecord }
+  | { readonly kind: 'reconcile'; readonly record: EffectRecord }
   | { readonly kind: 'ambiguous'; readonly record: EffectRecord };
+
+/** A record that waits for reconcile: ambiguous, or sent by an owner that is gone (or still running). */
+export interface UnsettledEffect extends EffectRecord {
+  /** Whether the owner of a `sent` record is still running it (then it is not for reconcile yet). */
+  readonly owner_alive: boolean;
+}
 
 export interface EffectStore {
   /** Looks up a record without changing it (to keep a retry's deadline). */
   findEffect(task: TaskId, key: string): EffectRecord | undefined;
+  /**
+   * Examines the record a call would claim, before its resources are normalized: replay,
+   * conflict, in progress, ambiguous, reconcile (taken over) or free. Writes only to take over
+   * a sent record whose owner is gone.
+   */
+  inspect(req: ClaimRequest): ClaimResult;
   claim(req: ClaimRequest): ClaimResult;
-  markSent(task: TaskId, key: string): void;
+  /** Marks the record sent and records the tool's intent, durably, before the effect. */
+  markSent(task: TaskId, key: string, intent: EffectIntent | null): void;
   /** Moves a record out of claimed/sent without a receipt (e.g. the runtime is closing). */
   settle(task: TaskId, key: string, state: 'released' | 'ambiguous' | 'completed'): void;
+  /** Forgets that this runtime holds the record (its call is over, receipt committed or not). */
+  letGo(task: TaskId, key: string): void;
   listEffects(filter: { state?: EffectState; task?: TaskId }): EffectRecord[];
+  /** Every ambiguous record and every sent one, each with whether its owner is still running it. */
+  listUnsettled(): UnsettledEffect[];
+  /** Takes over an unsettled record for reconcile or an operator (refused while its owner runs it). */
+  takeOver(task: TaskId, key: string): TakeOver;
 }
+
+export type TakeOver =
+  | { readonly kind: 'taken'; readonly record: EffectRecord }
+  | { readonly kind: 'in_progress'; readonly record: EffectRecord }
+  | { readonly kind: 'settled'; readonly record: EffectRecord }
+  | { readonly kind: 'absent' };
 
 export interface CommitRequest {
   readonly body: Omit<ReceiptBody, 'prev_receipt_digest'>;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { configSchema } from '../../src/cli/config.js';
@@ -106,13 +106,40 @@ test('a grant named by the configuration inside the workspace refuses the start 
   }
 });
 
-test('an empty toolgate.config.json (a placeholder a crash left) is refused with a usage error that says so', () => {
+test('an empty toolgate.config.json that is not a placeholder is a usage error', () => {
   const d = tempDirs();
   try {
     writeFileSync(join(d.workspace, 'toolgate.config.json'), '');
     const r = run(['call', 'fs.read', '--args', '{"path":"a.txt"}', '--state-dir', d.state], d.workspace);
     assert.equal(r.code, 2);
-    assert.match(r.err, /toolgate\.config\.json: empty \(an empty placeholder/);
+    assert.match(r.err, /toolgate\.config\.json: empty; remove it/);
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('placeholders a killed runtime left (.git, toolgate.config.json) read as absent and the next runtime sweeps them', () => {
+  const d = tempDirs();
+  try {
+    writeFileSync(join(d.workspace, 'a.txt'), 'a\n');
+    // What a SIGKILLed runtime leaves: empty mode-0000 files stamped with its (now gone) pid.
+    const dead = spawnSync(process.execPath, ['-p', 'process.pid'], { encoding: 'utf8' }).stdout.trim();
+    for (const name of ['.git', 'toolgate.config.json']) {
+      writeFileSync(join(d.workspace, name), '', { mode: 0o000 });
+      utimesSync(join(d.workspace, name), new Date(), Number(dead));
+    }
+    const r = run(['call', 'fs.read', '--args', '{"path":"a.txt"}', '--state-dir', d.state], d.workspace);
+    assert.equal(r.code, 0, r.err);
+    const sh = run(['call', 'shell.exec', '--args', '{"argv":["true"]}', '--state-dir', d.state], d.workspace);
+    assert.equal(sh.code, 0, sh.err);
+    assert.equal(existsSync(join(d.workspace, '.git')), false);
+    assert.equal(existsSync(join(d.workspace, 'toolgate.config.json')), false);
+    // A live owner's placeholder stays (its run still masks it).
+    writeFileSync(join(d.workspace, '.git'), '', { mode: 0o000 });
+    utimesSync(join(d.workspace, '.git'), new Date(), process.pid);
+    const again = run(['call', 'shell.exec', '--args', '{"argv":["true"]}', '--state-dir', d.state], d.workspace);
+    assert.equal(again.code, 0, again.err);
+    assert.equal(existsSync(join(d.workspace, '.git')), true);
   } finally {
     d.cleanup();
   }

@@ -69,7 +69,7 @@ async function waitFor(cond: () => boolean, ms: number): Promise<void> {
   }
 }
 
-test('a runtime killed with SIGKILL after sent leaves the effect ambiguous, reported on the next call', async () => {
+test('a runtime killed with SIGKILL after sent: the retry reconciles the record and recovers the receipt, not re-executed', async () => {
   const dirs = tempDirs();
   const ledger = join(dirs.base, 'ledger');
   const child = childRuntime(dirs, ledger, 'crash', 60_000, { idempotency_key: 'k-crash' });
@@ -79,11 +79,15 @@ test('a runtime killed with SIGKILL after sent leaves the effect ambiguous, repo
     await new Promise((r) => child.once('exit', r));
     const rt = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })] });
     try {
+      assert.deepEqual(rt.listUnsettled().map((e) => [e.effect_key, e.state, e.owner_alive]), [['k:k-crash', 'sent', false]]);
       const r = await rt.call(envelope('test.effect', { label: 'crash', after_ms: 60_000 }, { idempotency_key: 'k-crash' }));
-      assert.equal(r.error?.code, 'reconciliation_required');
-      assert.equal(r.error?.data['state'], 'ambiguous');
-      assert.deepEqual(rt.listAmbiguous().map((e) => e.effect_key), ['k:k-crash']);
+      assert.equal(r.status, 'succeeded');
+      assert.equal((r.evidence['reconciliation'] as { settled: string }).settled, 'completed');
       assert.deepEqual(ledgerLines(ledger), ['crash'], 'not retried blindly');
+      const again = await rt.call(envelope('test.effect', { label: 'crash', after_ms: 60_000 }, { idempotency_key: 'k-crash' }));
+      assert.equal(again.replay, true);
+      assert.equal(again.receipt_id, r.receipt_id);
+      assert.deepEqual(rt.listUnsettled(), []);
     } finally {
       await rt.close();
     }

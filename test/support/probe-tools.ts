@@ -75,7 +75,7 @@ export function probeTool(o: ProbeOptions): AnyTool {
       const signal = ctx.args.stubborn ? null : ctx.signal;
       if (runs++ === 0 && o.stallFirstMs) await sleep(o.stallFirstMs, signal);
       await sleep(ctx.args.before_ms, signal);
-      ctx.markSent();
+      ctx.markSent({ label: ctx.args.label });
       appendFileSync(o.ledger, ctx.args.label + '\n');
       await sleep(ctx.args.after_ms, signal);
       const executions = ledgerLines(o.ledger).filter((l) => l === ctx.args.label).length;
@@ -90,7 +90,9 @@ export function probeTool(o: ProbeOptions): AnyTool {
       return { status: 'succeeded', result: { label: ctx.args.label, executions } };
     },
     async reconcile(ctx) {
-      const label = (ctx.arguments as { label: string }).label;
+      // The label is in the recorded intent (arguments are not stored).
+      const label = (ctx.intent as { label?: string } | null)?.label ?? (ctx.arguments as { label?: string } | null)?.label;
+      if (label === undefined) return { settled: 'unknown', reason: 'no intent recorded' };
       return ledgerLines(o.ledger).includes(label)
         ? { settled: 'completed', evidence: { ledger: join(o.ledger), label } }
         : { settled: 'released', evidence: { ledger: o.ledger } };

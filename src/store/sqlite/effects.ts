@@ -1,7 +1,8 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 import { hostname } from 'node:os';
 import type { AttemptId, Digest, Receipt, ReceiptId, TaskId } from '../../protocol/index.js';
-import type { ClaimRequest, ClaimResult, EffectRecord, EffectState } from '../types.js';
+import type { EffectIntent } from '../../registry/index.js';
+import type { ClaimRequest, ClaimResult, EffectRecord, EffectState, TakeOver, UnsettledEffect } from '../types.js';
 
 interface Row {
   task_id: string;
@@ -18,7 +19,7 @@ interface Row {
   owner_host: string;
   deadline: number;
   receipt_id: string | null;
-  arguments: string;
+  intent: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -33,7 +34,7 @@ function recordOf(r: Row): EffectRecord {
     args_digest: r.args_digest as Digest,
     attempt_id: r.attempt_id as AttemptId,
     receipt_id: r.receipt_id as ReceiptId | null,
-    arguments: JSON.parse(r.arguments) as unknown,
+    intent: r.intent === null ? null : (JSON.parse(r.intent) as EffectIntent),
   };
 }
 
@@ -46,20 +47,28 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+const liveKey = (task: string, key: string): string => `${task}\u0000${key}`;
+
 /**
  * The idempotency state machine (DESIGN §3), one row per logical effect. Claims run in an
  * IMMEDIATE transaction, so concurrent duplicates from any number of runtimes see one winner.
+ * The row keeps the argument digest and the tool's redacted intent, never the arguments.
  */
 export class EffectTable {
   readonly #db: Database;
   readonly #owner: string;
   readonly #host = hostname();
+  /** Records this runtime holds for a call still running: its own others are orphans. */
+  readonly #live = new Set<string>();
   readonly #get: Statement<[string, string], Row>;
   readonly #insert: Statement<unknown[]>;
   readonly #reclaim: Statement<unknown[]>;
+  readonly #adopt: Statement<[string, number, string, string, string, string]>;
   readonly #setState: Statement<[EffectState, string, string, string]>;
+  readonly #setSent: Statement<[string | null, string, string, string]>;
   readonly #receiptBody: Statement<[string], { body: string }>;
-  readonly #claim: Transaction<(req: ClaimRequest) => ClaimResult>;
+  readonly #claim: Transaction<(req: ClaimRequest, write: boolean) => ClaimResult>;
+  readonly #takeOver: Transaction<(task: TaskId, key: string) => TakeOver>;
 
   constructor(db: Database, owner: string) {
     this.#db = db;
@@ -67,16 +76,19 @@ export class EffectTable {
     this.#get = db.prepare(`SELECT * FROM effects WHERE task_id = ? AND effect_key = ?`);
     this.#insert = db.prepare(
       `INSERT INTO effects (task_id, effect_key, logical_effect_id, idempotency_key, args_digest, tool, tool_version, state,
-         attempt_id, owner, owner_pid, owner_host, deadline, receipt_id, arguments, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
+         attempt_id, owner, owner_pid, owner_host, deadline, receipt_id, intent, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, NULL, NULL, ?, ?)`,
     );
     this.#reclaim = db.prepare(
-      `UPDATE effects SET state = 'claimed', attempt_id = ?, owner = ?, owner_pid = ?, owner_host = ?, receipt_id = NULL, updated_at = ?
+      `UPDATE effects SET state = 'claimed', attempt_id = ?, owner = ?, owner_pid = ?, owner_host = ?, receipt_id = NULL, intent = NULL, updated_at = ?
        WHERE task_id = ? AND effect_key = ?`,
     );
+    this.#adopt = db.prepare(`UPDATE effects SET owner = ?, owner_pid = ?, owner_host = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
     this.#setState = db.prepare(`UPDATE effects SET state = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
+    this.#setSent = db.prepare(`UPDATE effects SET state = 'sent', intent = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
     this.#receiptBody = db.prepare(`SELECT body FROM receipts WHERE receipt_id = ?`);
-    this.#claim = db.transaction((req: ClaimRequest) => this.#decide(req));
+    this.#claim = db.transaction((req: ClaimRequest, write: boolean) => this.#decide(req, write));
+    this.#takeOver = db.transaction((task: TaskId, key: string) => this.#seize(task, key));
   }
 
   find(task: TaskId, key: string): EffectRecord | undefined {
@@ -85,11 +97,29 @@ export class EffectTable {
   }
 
   claim(req: ClaimRequest): ClaimResult {
-    return this.#claim.immediate(req);
+    const r = this.#claim.immediate(req, true);
+    if (r.kind === 'new' || r.kind === 'reconcile') this.#live.add(liveKey(req.task_id, req.effect_key));
+    return r;
   }
 
-  markSent(task: TaskId, key: string): void {
-    this.#setState.run('sent', new Date().toISOString(), task, key);
+  inspect(req: ClaimRequest): ClaimResult {
+    const r = this.#claim.immediate(req, false);
+    if (r.kind === 'reconcile') this.#live.add(liveKey(req.task_id, req.effect_key));
+    return r;
+  }
+
+  takeOver(task: TaskId, key: string): TakeOver {
+    const r = this.#takeOver.immediate(task, key);
+    if (r.kind === 'taken') this.#live.add(liveKey(task, key));
+    return r;
+  }
+
+  letGo(task: TaskId, key: string): void {
+    this.#live.delete(liveKey(task, key));
+  }
+
+  markSent(task: TaskId, key: string, intent: EffectIntent | null): void {
+    this.#setSent.run(intent === null ? null : JSON.stringify(intent), new Date().toISOString(), task, key);
   }
 
   settle(task: TaskId, key: string, state: 'released' | 'ambiguous' | 'completed'): void {
@@ -111,17 +141,52 @@ export class EffectTable {
     return this.#db.prepare<string[], Row>(sql).all(...args).map(recordOf);
   }
 
-  /** Whether the runtime that holds an in-flight record is gone. */
+  listUnsettled(): UnsettledEffect[] {
+    const now = Date.now();
+    return this.#db
+      .prepare<[], Row>(`SELECT * FROM effects WHERE state IN ('sent', 'ambiguous') ORDER BY updated_at`)
+      .all()
+      .map((row) => ({ ...recordOf(row), owner_alive: row.state === 'sent' && !this.#abandoned(row, now) }));
+  }
+
+  /** Whether the runtime that holds an in-flight record is gone (or, for this one, no longer runs its call). */
   #abandoned(row: Row, now: number): boolean {
-    if (row.owner === this.#owner) return false;
+    if (row.owner === this.#owner) return !this.#live.has(liveKey(row.task_id, row.effect_key));
     if (row.owner_host === this.#host) return !pidAlive(row.owner_pid);
     return now > row.deadline + ABANDON_GRACE_MS;
   }
 
-  #decide(req: ClaimRequest): ClaimResult {
+  #adoptRow(row: Row, nowIso: string): EffectRecord {
+    this.#adopt.run(this.#owner, process.pid, this.#host, nowIso, row.task_id, row.effect_key);
+    return { ...recordOf(row), owner: this.#owner, owner_pid: process.pid, owner_host: this.#host, updated_at: nowIso };
+  }
+
+  #seize(task: TaskId, key: string): TakeOver {
+    const row = this.#get.get(task, key);
+    if (!row) return { kind: 'absent' };
+    switch (row.state) {
+      case 'sent':
+        if (!this.#abandoned(row, Date.now())) return { kind: 'in_progress', record: recordOf(row) };
+        return { kind: 'taken', record: this.#adoptRow(row, new Date().toISOString()) };
+      case 'ambiguous':
+        return { kind: 'taken', record: recordOf(row) };
+      case 'claimed':
+        return this.#abandoned(row, Date.now()) ? { kind: 'settled', record: recordOf(row) } : { kind: 'in_progress', record: recordOf(row) };
+      case 'completed':
+      case 'released':
+        return { kind: 'settled', record: recordOf(row) };
+    }
+  }
+
+  /**
+   * One step of the state machine. With `write` false (the inspection before normalize) a
+   * call that may go ahead gets `free` and nothing is written.
+   */
+  #decide(req: ClaimRequest, write: boolean): ClaimResult {
     const nowIso = new Date().toISOString();
     const row = this.#get.get(req.task_id, req.effect_key);
     if (!row) {
+      if (!write) return { kind: 'free' };
       this.#insert.run(
         req.task_id,
         req.effect_key,
@@ -135,7 +200,6 @@ export class EffectTable {
         process.pid,
         this.#host,
         req.deadline,
-        JSON.stringify(req.arguments ?? null),
         nowIso,
         nowIso,
       );
@@ -143,6 +207,7 @@ export class EffectTable {
     }
     if (row.args_digest !== req.args_digest || row.tool !== req.tool) return { kind: 'conflict', record: recordOf(row) };
     const reclaim = (): ClaimResult => {
+      if (!write) return { kind: 'free' };
       this.#reclaim.run(req.attempt_id, this.#owner, process.pid, this.#host, nowIso, req.task_id, req.effect_key);
       return { kind: 'new' };
     };
@@ -159,8 +224,8 @@ export class EffectTable {
         return this.#abandoned(row, Date.now()) ? reclaim() : { kind: 'in_progress', record: recordOf(row) };
       case 'sent':
         if (!this.#abandoned(row, Date.now())) return { kind: 'in_progress', record: recordOf(row) };
-        this.#setState.run('ambiguous', nowIso, req.task_id, req.effect_key);
-        return req.safe_to_repeat ? reclaim() : { kind: 'ambiguous', record: { ...recordOf(row), state: 'ambiguous' } };
+        // Its owner is gone after the effect may have started: whoever retries settles it first.
+        return req.safe_to_repeat ? reclaim() : { kind: 'reconcile', record: this.#adoptRow(row, nowIso) };
       case 'ambiguous':
         return req.safe_to_repeat ? reclaim() : { kind: 'ambiguous', record: recordOf(row) };
     }

@@ -70,6 +70,14 @@ export const CORE_MIGRATIONS: MigrationSet = {
     );
     INSERT INTO workspace_revision (id, revision) VALUES (1, 0);
     `,
+    // v2: the effect record kept every call's arguments unredacted (file contents, scripts,
+    // env values, injected secrets). Keep only the digest and the tool's redacted intent. The
+    // store runs with secure_delete, so the dropped values are zeroed, not left in free pages.
+    `
+    UPDATE effects SET arguments = '';
+    ALTER TABLE effects DROP COLUMN arguments;
+    ALTER TABLE effects ADD COLUMN intent TEXT;
+    `,
   ],
 };
 

@@ -5,17 +5,23 @@ import { randomUUID } from 'node:crypto';
 import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import type { Digest, Receipt, ReceiptId, TaskId } from '../../protocol/index.js';
 import type { Manifest } from '../../registry/index.js';
-import type { ChainReport, ClaimRequest, ClaimResult, CommitRequest, EffectRecord, EffectState, Store, TaskRecord } from '../types.js';
+import type { EffectIntent } from '../../registry/index.js';
+import type { ChainReport, ClaimRequest, ClaimResult, CommitRequest, EffectRecord, EffectState, Store, TakeOver, TaskRecord, UnsettledEffect } from '../types.js';
 import { EffectTable } from './effects.js';
 import { CORE_MIGRATIONS, migrate, type MigrationSet } from './migrations.js';
 import { ReceiptTable } from './receipts.js';
+import { guarded, storeFailure } from './unavailable.js';
 
 export interface SqliteStoreOptions {
   /** Folder that holds `toolgate.db`; created when missing. */
   readonly dir: string;
   /**
-   * `normal` (default): WAL with synchronous=NORMAL — a committed receipt survives a crash of
-   * the process; a power loss may lose the last transactions. `full`: fsync at every commit.
+   * `full` (default): WAL with synchronous=FULL — every commit (the intent row, each receipt)
+   * is fsync'ed before it returns, so a receipt returned as succeeded survives a power loss or
+   * a failing file system; group commit shares one fsync among concurrent calls.
+   * `normal` (opt-in): synchronous=NORMAL — survives a crash of the process only; a power
+   * loss or a file system failure may lose the last receipts already returned as succeeded
+   * (and an intent row, so an effect can happen with no record of it).
    */
   readonly durability?: 'normal' | 'full';
   /** Extra migration sets of other layers (e.g. policy tables). */
@@ -36,15 +42,31 @@ export class SqliteStore implements Store {
   readonly #pin: Transaction<(task: TaskId, manifest: Manifest) => Manifest>;
   readonly #advance: Transaction<() => number>;
 
+  readonly #dir: string;
+
   constructor(opts: SqliteStoreOptions) {
-    mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
+    this.#dir = opts.dir;
     this.path = join(opts.dir, 'toolgate.db');
-    this.db = new Database(this.path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${opts.durability === 'full' ? 'FULL' : 'NORMAL'}`);
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('foreign_keys = ON');
-    migrate(this.db, [CORE_MIGRATIONS, ...(opts.migrations ?? [])]);
+    this.db = guarded('open the database', opts.dir, () => {
+      mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
+      const db = new Database(this.path);
+      try {
+        db.pragma('journal_mode = WAL');
+        db.pragma(`synchronous = ${opts.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+        db.pragma('busy_timeout = 5000');
+        db.pragma('foreign_keys = ON');
+        // Deleted and overwritten values are zeroed, not left readable in free pages.
+        db.pragma('secure_delete = ON');
+        const before = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'schema_migrations'`).get()?.n ?? 0;
+        migrate(db, [CORE_MIGRATIONS, ...(opts.migrations ?? [])]);
+        // A migration that dropped values must not leave them in the WAL either.
+        if (before > 0) db.pragma('wal_checkpoint(TRUNCATE)');
+        return db;
+      } catch (e) {
+        db.close();
+        throw e;
+      }
+    });
     this.instance = `rt_${randomUUID()}`;
     this.#receipts = new ReceiptTable(this.db);
     this.#effects = new EffectTable(this.db, this.instance);
@@ -75,9 +97,13 @@ export class SqliteStore implements Store {
     if (this.db.open) this.db.close();
   }
 
+  #guard<T>(operation: string, run: () => T): T {
+    return guarded(operation, this.#dir, run);
+  }
+
   // TaskStore
   pinTask(task: TaskId, manifest: Manifest): Manifest {
-    return this.#pin.immediate(task, manifest);
+    return this.#guard('pin the task', () => this.#pin.immediate(task, manifest));
   }
   getTask(task: TaskId): TaskRecord | undefined {
     const row = this.#task.get(task);
@@ -85,38 +111,50 @@ export class SqliteStore implements Store {
     return { task_id: row.task_id as TaskId, registry_revision: row.registry_revision as Digest, created_at: row.created_at };
   }
   currentRevision(): number {
-    return (this.#revision.get() as { revision: number }).revision;
+    return this.#guard('read the revision', () => (this.#revision.get() as { revision: number }).revision);
   }
   advanceRevision(): number {
-    return this.#advance.immediate();
+    return this.#guard('advance the revision', () => this.#advance.immediate());
   }
 
   // EffectStore
   findEffect(task: TaskId, key: string): EffectRecord | undefined {
-    return this.#effects.find(task, key);
+    return this.#guard('read the effect record', () => this.#effects.find(task, key));
+  }
+  inspect(req: ClaimRequest): ClaimResult {
+    return this.#guard('examine the effect record', () => this.#effects.inspect(req));
   }
   claim(req: ClaimRequest): ClaimResult {
-    return this.#effects.claim(req);
+    return this.#guard('record the intent', () => this.#effects.claim(req));
   }
-  markSent(task: TaskId, key: string): void {
-    this.#effects.markSent(task, key);
+  markSent(task: TaskId, key: string, intent: EffectIntent | null): void {
+    this.#guard('record that the effect is sent', () => this.#effects.markSent(task, key, intent));
   }
   settle(task: TaskId, key: string, state: 'released' | 'ambiguous' | 'completed'): void {
-    this.#effects.settle(task, key, state);
+    this.#guard('settle the effect record', () => this.#effects.settle(task, key, state));
+  }
+  letGo(task: TaskId, key: string): void {
+    this.#effects.letGo(task, key);
   }
   listEffects(filter: { state?: EffectState; task?: TaskId }): EffectRecord[] {
-    return this.#effects.list(filter);
+    return this.#guard('list effect records', () => this.#effects.list(filter));
+  }
+  listUnsettled(): UnsettledEffect[] {
+    return this.#guard('list effect records', () => this.#effects.listUnsettled());
+  }
+  takeOver(task: TaskId, key: string): TakeOver {
+    return this.#guard('take over the effect record', () => this.#effects.takeOver(task, key));
   }
 
   // ReceiptStore
   commit(req: CommitRequest): Receipt {
-    return this.#receipts.commit(req);
+    return this.#guard('commit the receipt', () => this.#receipts.commit(req));
   }
   commitBatched(req: CommitRequest): Promise<Receipt> {
-    return this.#receipts.commitBatched(req);
+    return this.#receipts.commitBatched(req).catch((e: unknown) => Promise.reject(storeFailure(e, 'commit the receipt', this.#dir)));
   }
   getReceipt(id: ReceiptId): Receipt | undefined {
-    return this.#receipts.get(id);
+    return this.#guard('read the receipt', () => this.#receipts.get(id));
   }
   listReceipts(filter: { task?: TaskId; limit?: number }): Receipt[] {
     return this.#receipts.list(filter);

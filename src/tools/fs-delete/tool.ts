@@ -18,6 +18,7 @@ import { removeTree, walkTree, type TreeEntry } from '../../resources/paths/tree
 import { commitFileSet } from '../fs-write/file-set.js';
 import { asOutcome, failedOutcome, PreimageBundle } from '../undo/record.js';
 import { trackedEntries } from './tracked.js';
+import { reconcileFsDelete, treeIntentOf } from './reconcile.js';
 
 export const FS_DELETE_DEFAULT_MAX_ENTRIES = 10_000;
 /** Preimages of a removed tree are kept whole; this bounds how much one delete may hold. */
@@ -91,7 +92,8 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
     timeout_ms: 60_000,
     max_output_bytes: 64 * 1024,
     cancellation: 'uninterruptible',
-    idempotency: 'safe_to_repeat',
+    idempotency: 'reconcile',
+    reconcile: reconcileFsDelete,
     normalize(args, ctx) {
       const r = resolveStable(ctx.workspace, args.path, { leafNoFollow: true });
       assertWritable(ctx.workspace, r.path, args.path);
@@ -161,10 +163,10 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
           artifacts.push(mref);
 
           // Move the whole tree aside in one rename, check it is what was read, then remove it.
-          ctx.markSent();
+          const trash = `.tg-${randomBytes(8).toString('hex')}.del`;
+          ctx.markSent(treeIntentOf({ path: r.path, trash, identity: { dev: top.dev, ino: top.ino }, manifest: mref.digest, entries: entries.length }));
           const site = { root: ctx.workspace.root, dir: dir.join('/'), path: r.path, dirfd: opened.fd, parent: opened.identity, name, expected: { kind: 'other' as const, dev: top.dev, ino: top.ino } };
           recheckSite(site);
-          const trash = `.tg-${randomBytes(8).toString('hex')}.del`;
           renameSync(procPath(opened.fd, name), procPath(opened.fd, trash));
           const moved = walkTree(opened.fd, trash, { maxEntries: ctx.args.max_entries + 1, maxBytes: Number.MAX_SAFE_INTEGER });
           if (!sameEntries(moved, entries.map(({ data: _d, ...rest }) => rest))) {

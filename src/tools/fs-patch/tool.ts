@@ -10,6 +10,7 @@ import { diffHunks, formatDiff, type FileDiff } from './diff.js';
 import { applyHunks } from './hunks.js';
 import { parseUnifiedDiff, type FilePatch } from './parse.js';
 import { decodeText, fromLines, toLines } from './text.js';
+import { reconcileFsPatch } from './reconcile.js';
 
 export const FS_PATCH_MAX_FILES = 200;
 export const FS_PATCH_MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -103,7 +104,8 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
     timeout_ms: 60_000,
     max_output_bytes: 4 * 1024 * 1024,
     cancellation: 'uninterruptible',
-    idempotency: 'safe_to_repeat',
+    idempotency: 'reconcile',
+    reconcile: reconcileFsPatch,
     normalize(args, ctx) {
       const seen = new Set<string>();
       const files: PreparedFile[] = args.unified_diff !== undefined

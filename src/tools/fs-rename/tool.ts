@@ -15,6 +15,7 @@ import {
   type ResolvedPath,
 } from '../../resources/index.js';
 import { asOutcome, failedOutcome, storePreimage, type ChangeRecord, type FileImage } from '../undo/record.js';
+import { reconcileFsRename, renameIntentOf } from './reconcile.js';
 
 export const FS_RENAME_MAX_PREIMAGE_BYTES = 64 * 1024 * 1024;
 
@@ -60,7 +61,8 @@ export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, P
     timeout_ms: 30_000,
     max_output_bytes: 16 * 1024,
     cancellation: 'uninterruptible',
-    idempotency: 'safe_to_repeat',
+    idempotency: 'reconcile',
+    reconcile: reconcileFsRename,
     normalize(args, ctx) {
       const from = resolveStable(ctx.workspace, args.from, { leafNoFollow: true });
       if (!from.exists) throw new ToolgateError('not_found', `no such file or directory: ${from.path}`, { path: from.path });
@@ -117,7 +119,7 @@ export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, P
           const artifacts: ArtifactRef[] = [];
           const overwritten: FileImage | null = target.current ? storePreimage(ctx.artifacts, to.path, target.current, artifacts) : null;
 
-          ctx.markSent();
+          ctx.markSent(renameIntentOf({ from: from.path, to: to.path, entry: kind, identity: { dev: fromState.dev, ino: fromState.ino }, after_sha256: afterSha, overwritten }));
           const fromSite = { root: ctx.workspace.root, dir: from.components.slice(0, -1).join('/'), path: from.path, dirfd: fromDir.fd, parent: fromDir.identity, name: fromName, expected: leafStateOf(fromDir.fd, fromName) };
           if (fromSite.expected.kind === 'absent' || fromSite.expected.ino !== fromState.ino) {
             return failedOutcome({ code: 'precondition_failed', message: `${from.path} changed since it was checked`, data: { path: from.path, reason: 'changed_since_check' } });

@@ -5,6 +5,7 @@ import type { ExecuteContext, ToolOutcome } from '../../registry/index.js';
 import { applyAllOrNothing, type FileBytes, type FileChange, type OpenedTarget } from '../../resources/index.js';
 import { failedOutcome, postImage, PreimageBundle, type ChangeRecord } from '../undo/record.js';
 import { removeEmptyDirs } from '../undo/restore.js';
+import { fileSetIntentOf } from './reconcile.js';
 
 export type MutationContext = Pick<ExecuteContext<unknown, unknown>, 'artifacts' | 'markSent' | 'revision' | 'workspace'>;
 
@@ -38,10 +39,9 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
     before: p.target.current,
     after: p.after,
   }));
-  if (!sent.value) {
-    ctx.markSent();
-    sent.value = true;
-  }
+  // Durable before the first byte moves: what reconcile compares the workspace with after a crash.
+  ctx.markSent(fileSetIntentOf(changes));
+  sent.value = true;
   // The preimages become durable while the staged files sync, and before the first rename.
   const tx = await applyAllOrNothing(txChanges, () => {
     const ref = bundle.seal(ctx.artifacts, `preimages:${plans.length === 1 ? plans[0]?.target.path : `${plans.length} files`}`);

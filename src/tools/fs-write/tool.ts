@@ -5,6 +5,7 @@ import { openWriteTarget, resolveWriteTarget, type FileBytes, type OpenedTarget,
 import { asOutcome, failedOutcome } from '../undo/record.js';
 import { commitFileSet, removeCreatedDirs } from './file-set.js';
 import { applyNewlines, withExecutable } from './content.js';
+import { reconcileFsWrite } from './reconcile.js';
 
 /** Largest file fs.write creates or replaces (decoded bytes). */
 export const FS_WRITE_MAX_BYTES = 8 * 1024 * 1024;
@@ -59,7 +60,8 @@ export function createFsWrite(): ToolDefinition<FsWriteArgs, FsWriteResult, Prep
     timeout_ms: 30_000,
     max_output_bytes: 64 * 1024,
     cancellation: 'uninterruptible',
-    idempotency: 'safe_to_repeat',
+    idempotency: 'reconcile',
+    reconcile: reconcileFsWrite,
     normalize(args, ctx) {
       const bytes = args.encoding === 'base64' ? Buffer.from(args.content, 'base64') : Buffer.from(args.content, 'utf8');
       if (bytes.length > FS_WRITE_MAX_BYTES) {

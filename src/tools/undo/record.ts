@@ -3,7 +3,7 @@
 // the receipt's `evidence`; fs.undo reads it back and refuses when the post-images moved on.
 import { z } from 'zod';
 import { ToolgateError, sha256Hex, type ArtifactRef, type ErrorBody, type PartialEffect } from '../../protocol/index.js';
-import type { ArtifactSink, ToolOutcome } from '../../registry/index.js';
+import type { ArtifactSink, EffectIntent, ToolOutcome } from '../../registry/index.js';
 import type { FileBytes } from '../../resources/index.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
@@ -103,13 +103,13 @@ export function failedOutcome<R>(error: ErrorBody, partial?: PartialEffect): Too
  * was sent is a domain outcome (nothing happened); after, it is rethrown so that the runtime
  * records the call as ambiguous, unless the body itself said what happened (a partial outcome).
  */
-export async function asOutcome<C extends { markSent(): void }, R>(ctx: C, run: (ctx: C) => Promise<ToolOutcome<R>>): Promise<ToolOutcome<R>> {
+export async function asOutcome<C extends { markSent(intent?: EffectIntent): void }, R>(ctx: C, run: (ctx: C) => Promise<ToolOutcome<R>>): Promise<ToolOutcome<R>> {
   let sent = false;
   const tracked: C = {
     ...ctx,
-    markSent: () => {
+    markSent: (intent?: EffectIntent) => {
       sent = true;
-      ctx.markSent();
+      ctx.markSent(intent);
     },
   };
   try {

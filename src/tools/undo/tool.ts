@@ -4,6 +4,7 @@ import { defineTool, type NormalizeContext, type ReceiptLookup, type ToolDefinit
 import { commitFileSet, type PlannedWrite } from '../fs-write/file-set.js';
 import { asOutcome, failedOutcome, mutationEvidence, type ChangeRecord, type MutationEvidence } from './record.js';
 import { conflictsOf, openForUndo, preimageBytes, removeEmptyDirs, renameBack, restoreTree, type Conflict } from './restore.js';
+import { reconcileFsUndo } from './reconcile.js';
 
 export const UNDOABLE_TOOLS: readonly string[] = ['fs.write', 'fs.patch', 'fs.delete', 'fs.rename', 'fs.undo'];
 
@@ -49,7 +50,8 @@ export function createFsUndo(): ToolDefinition<FsUndoArgs, FsUndoResult, null> {
     timeout_ms: 60_000,
     max_output_bytes: 64 * 1024,
     cancellation: 'uninterruptible',
-    idempotency: 'safe_to_repeat',
+    idempotency: 'reconcile',
+    reconcile: reconcileFsUndo,
     normalize(args, ctx: NormalizeContext) {
       // The exact paths the receipt changed are what gets authorized.
       const ev = undoableEvidence(ctx.receipts, args.receipt_id, ctx.workspace.id);
