@@ -45,6 +45,8 @@ export const ERROR_CODES = [
   'limit_exceeded',
   // the runtime itself
   'internal_error',
+  // an edit that would leave the file as it is (fs.patch): refused rather than rewritten
+  'no_change',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -41,6 +41,7 @@ export function statusOf(code: ErrorCode): CallStatus {
     case 'undo_conflict':
     case 'limit_exceeded':
     case 'internal_error':
+    case 'no_change':
       return 'failed';
   }
 }
