@@ -12,6 +12,7 @@ export {
   commitStaged,
   removeAtSite,
   syncDirectories,
+  writableMode,
   type FileBytes,
   type LeafState,
   type StagedFile,

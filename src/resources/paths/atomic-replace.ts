@@ -16,7 +16,7 @@ const fsyncAsync = promisify(fsync);
 /** File content plus the metadata a restore must bring back. */
 export interface FileBytes {
   readonly data: Uint8Array;
-  /** Permission bits (st_mode & 0o7777). */
+  /** Permission bits (st_mode & 0o7777); written as `writableMode` (no set-id or sticky bits). */
   readonly mode: number;
   readonly uid?: number;
   readonly gid?: number;
@@ -51,6 +51,11 @@ export function sameLeafState(a: LeafState, b: LeafState): boolean {
   return true;
 }
 
+/** The mode a file is written with: the permission bits of `mode`, never set-id or sticky. */
+export function writableMode(mode: number): number {
+  return mode & 0o777;
+}
+
 export interface StagedFile {
   readonly tmp: string;
   fd: number;
@@ -75,7 +80,9 @@ export function stageFile(dirfd: number, content: FileBytes): StagedFile {
         }
       }
     }
-    fchmodSync(fd, content.mode & 0o7777); // after chown, which clears set-id bits
+    // Permission bits only: set-id and sticky bits are never written, whatever the preimage or
+    // the request said (a setuid-root file is a privilege escalation). After chown.
+    fchmodSync(fd, writableMode(content.mode));
     return { tmp, fd };
   } catch (e) {
     closeSync(fd);

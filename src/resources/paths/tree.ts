@@ -157,7 +157,7 @@ export function buildTree(dirfd: number, name: string, entries: readonly Rebuild
         const data = e.data ?? new Uint8Array();
         let off = 0;
         while (off < data.length) off += writeSync(fd, data, off, data.length - off);
-        fchmodSync(fd, e.mode);
+        fchmodSync(fd, e.mode & 0o777); // never set-id or sticky bits
       } finally {
         closeSync(fd);
       }
@@ -167,7 +167,7 @@ export function buildTree(dirfd: number, name: string, entries: readonly Rebuild
     const fd = openSync(at, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     try {
       for (const c of children.get(e.path) ?? []) make(fd, c.path.slice(c.path.lastIndexOf('/') + 1), c);
-      fchmodSync(fd, e.mode);
+      fchmodSync(fd, e.mode & 0o777);
     } finally {
       closeSync(fd);
     }

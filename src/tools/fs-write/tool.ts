@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolgateError, sha256Hex } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { openWriteTarget, resolveWriteTarget, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
+import { openWriteTarget, resolveWriteTarget, writableMode, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
 import { asOutcome, failedOutcome } from '../undo/record.js';
 import { commitFileSet, removeCreatedDirs } from './file-set.js';
 import { applyNewlines, withExecutable } from './content.js';
@@ -96,7 +96,7 @@ export function createFsWrite(): ToolDefinition<FsWriteArgs, FsWriteResult, Prep
           }
           const after: FileBytes = {
             data: args.encoding === 'utf-8' ? applyNewlines(prepared.bytes, args.newline, current?.data ?? null) : prepared.bytes,
-            mode: withExecutable(current?.mode ?? 0o644, args.executable),
+            mode: withExecutable(writableMode(current?.mode ?? 0o644), args.executable),
             ...(current?.uid !== undefined && current.gid !== undefined ? { uid: current.uid, gid: current.gid } : {}),
           };
           const done = await commitFileSet(ctx, [{ target: opened, after }], sent);
