@@ -22,3 +22,5 @@ export { applyAllOrNothing, asToolgateError, type FileChange, type TransactionRe
 export { openDirectoryBeneath, assertBeneath, type OpenedDirectory } from './paths/open-directory.js';
 export { resolveWriteTarget, resolveStable, openWriteTarget, assertWritable, type WriteTarget, type OpenedTarget } from './paths/write-target.js';
 export { readAt } from './paths/read-at.js';
+export { openRegular, specialFileError, specialKindOf, READ_FLAGS, type SpecialKind } from './paths/regular-file.js';
+export { readAtAsync, forEachChunk, READ_CHUNK } from './paths/read-async.js';

@@ -1,11 +1,12 @@
 // Where a mutation lands: normalized once for authorization (canonical path, classification)
 // and opened again at the point of effect along the canonical path with no link followed.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync, type Stats } from 'node:fs';
 import { ToolgateError } from '../../protocol/index.js';
 import { leafStateOf, type FileBytes, type LeafState } from './atomic-replace.js';
 import { joinComponents, lexicalComponents } from './lexical.js';
 import { openDirectoryBeneath } from './open-directory.js';
-import { procPath, type Identity } from './open-beneath.js';
+import { type Identity } from './open-beneath.js';
+import { openRegular } from './regular-file.js';
 import type { Workspace } from './workspace.js';
 
 export interface WriteTarget {
@@ -148,15 +149,16 @@ export function openWriteTarget(
 /** Reads the file and returns the state after the read: the one the content belongs to. */
 function readCurrent(dirfd: number, target: WriteTarget, state: Extract<LeafState, { kind: 'file' }>, maxBytes: number): { current: FileBytes; state: LeafState } {
   let fd: number;
+  let st: Stats;
   try {
-    fd = openSync(procPath(dirfd, target.name), constants.O_RDONLY | constants.O_NOFOLLOW);
+    // The entry was a regular file at lstat; one swapped for a FIFO since must not block the open.
+    ({ fd, st } = openRegular(dirfd, target.name, target.path));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'ENOENT') throw new ToolgateError('precondition_failed', `${target.path} changed while it was opened`, { path: target.path, reason: 'changed_since_check' });
+    if (code === 'ELOOP' || code === 'ENOENT' || code === 'ENXIO') throw new ToolgateError('precondition_failed', `${target.path} changed while it was opened`, { path: target.path, reason: 'changed_since_check' });
     throw e;
   }
   try {
-    const st = fstatSync(fd);
     if (st.dev !== state.dev || st.ino !== state.ino) throw new ToolgateError('precondition_failed', `${target.path} changed while it was opened`, { path: target.path, reason: 'changed_since_check' });
     if (st.size > maxBytes) throw new ToolgateError('limit_exceeded', `${target.path} is larger than ${maxBytes} bytes`, { path: target.path, size: st.size, limit: maxBytes });
     const data = Buffer.allocUnsafe(st.size);

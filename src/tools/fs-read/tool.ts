@@ -2,7 +2,7 @@ import { closeSync, fstatSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolgateError } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { readAt, type ResolvedPath } from '../../resources/index.js';
+import { forEachChunk, readAtAsync, type ResolvedPath } from '../../resources/index.js';
 import { FileInfoCache, lastCharBoundary } from './file-info.js';
 
 export const FS_READ_DEFAULT_MAX_BYTES = 256 * 1024;
@@ -36,26 +36,24 @@ export const fsReadResult = z.strictObject({
 });
 export type FsReadResult = z.infer<typeof fsReadResult>;
 
-/** Byte offset where 1-based `line` starts, scanning from `from` (at line `fromLine`). */
-function offsetOfLine(fd: number, head: Buffer | undefined, size: number, line: number): number {
+/** Byte offset where 1-based `line` starts: in `head` when the whole file is there, else scanned off the main thread. */
+async function offsetOfLine(fd: number, head: Buffer | undefined, size: number, line: number, signal: AbortSignal): Promise<number> {
   let current = 1;
-  let pos = 0;
-  const chunk = 1 << 20;
-  while (current < line && pos < size) {
-    const buf = head ?? readAt(fd, pos, Math.min(chunk, size - pos));
-    const base = head ? 0 : pos;
-    let i = buf.indexOf(10, head ? pos : 0);
-    while (i !== -1 && current < line) {
-      current++;
-      pos = base + i + 1;
-      if (current < line) i = buf.indexOf(10, i + 1);
-    }
-    if (current < line) {
-      if (head) return size;
-      pos = base + buf.length;
-    }
+  if (head) {
+    for (let i = head.indexOf(10); i !== -1; i = head.indexOf(10, i + 1)) if (++current === line) return i + 1;
+    return size;
   }
-  return current < line ? size : pos;
+  let at = size;
+  await forEachChunk(fd, 0, signal, (chunk, pos) => {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+      if (++current === line) {
+        at = pos + i + 1;
+        return true;
+      }
+    }
+    return false;
+  });
+  return Math.min(at, size);
 }
 
 /** fs.read: a bounded, resumable page of a file, with the whole file's digest. */
@@ -92,8 +90,8 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
         const maxBytes = args.max_bytes ?? FS_READ_DEFAULT_MAX_BYTES;
         // A small file is read once: the same bytes give the page and, on a cache miss, the digest.
         const statSize = fstatSync(fd).size;
-        const head = statSize <= WHOLE_FILE_FAST_PATH ? readAt(fd, 0, statSize) : undefined;
-        const info = infos.get(fd, head).info;
+        const head = statSize <= WHOLE_FILE_FAST_PATH ? await readAtAsync(fd, 0, statSize, ctx.signal) : undefined;
+        const info = (await infos.get(fd, ctx.signal, head)).info;
         const size = info.size;
 
         let offset = 0;
@@ -107,7 +105,7 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
           offset = Number(p['offset']);
           line = Number(p['line']);
         } else if (line > 1) {
-          offset = offsetOfLine(fd, head, size, line);
+          offset = await offsetOfLine(fd, head, size, line, ctx.signal);
         }
 
         const base = { path: prepared.path, sha256: info.sha256, size, total_lines: info.total_lines, revision: ctx.revision.current() };
@@ -119,7 +117,7 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
         }
         ctx.signal.throwIfAborted();
         const want = Math.min(maxBytes, Math.max(0, size - offset));
-        let page = head ? head.subarray(offset, offset + want) : readAt(fd, offset, want);
+        let page = head ? head.subarray(offset, offset + want) : await readAtAsync(fd, offset, want, ctx.signal);
         let cut = page.length;
         if (args.max_lines !== undefined) {
           let seen = 0;
