@@ -24,3 +24,4 @@ export { resolveWriteTarget, resolveStable, openWriteTarget, assertWritable, typ
 export { readAt } from './paths/read-at.js';
 export { openRegular, specialFileError, specialKindOf, READ_FLAGS, type SpecialKind } from './paths/regular-file.js';
 export { readAtAsync, forEachChunk, READ_CHUNK } from './paths/read-async.js';
+export { renameNoReplace, hasRenameNoReplace } from './paths/renameat2.js';

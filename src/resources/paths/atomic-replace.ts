@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { ToolgateError } from '../../protocol/index.js';
 import { assertBeneath } from './open-directory.js';
 import { procPath, type Identity } from './open-beneath.js';
+import { renameNoReplace } from './renameat2.js';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 const fdatasyncAsync = promisify(fdatasync);
@@ -159,12 +160,15 @@ export function commitStaged(site: EffectSite, tmp: string): void {
   const to = procPath(site.dirfd, site.name);
   if (site.expected.kind === 'absent') {
     try {
-      linkSync(from, to);
+      // Atomic and never replacing an entry that appeared meanwhile; link + unlink where unavailable.
+      if (renameNoReplace(site.dirfd, tmp, site.dirfd, site.name) === 'unsupported') {
+        linkSync(from, to);
+        unlinkSync(from);
+      }
     } catch (e) {
       if (errno(e) === 'EEXIST') throw new ToolgateError('already_exists', `${site.path} was created by someone else`, { path: site.path });
       throw e;
     }
-    unlinkSync(from);
   } else {
     renameSync(from, to);
   }
