@@ -25,3 +25,4 @@ export { readAt } from './paths/read-at.js';
 export { openRegular, specialFileError, specialKindOf, READ_FLAGS, type SpecialKind } from './paths/regular-file.js';
 export { readAtAsync, forEachChunk, READ_CHUNK } from './paths/read-async.js';
 export { renameNoReplace, hasRenameNoReplace } from './paths/renameat2.js';
+export { secretNameOf, refuseSecretLink, SECRET_LINK_WALK_LIMIT, type LinkedFile } from './paths/secret-links.js';

@@ -7,6 +7,7 @@ import { joinComponents, lexicalComponents } from './lexical.js';
 import { openDirectoryBeneath } from './open-directory.js';
 import { type Identity } from './open-beneath.js';
 import { openRegular } from './regular-file.js';
+import type { LinkedFile } from './secret-links.js';
 import type { Workspace } from './workspace.js';
 
 export interface WriteTarget {
@@ -115,6 +116,8 @@ export interface OpenedTarget {
   /** The current content and metadata, when the entry is a regular file. */
   readonly current: FileBytes | null;
   readonly created_dirs: readonly string[];
+  /** The file's identity and link count when it is a regular file (for `refuseSecretLink`). */
+  readonly linked: LinkedFile | null;
   close(): void;
 }
 
@@ -138,8 +141,9 @@ export function openWriteTarget(
     let state = leafStateOf(dir.fd, target.name);
     if (state.kind === 'other') throw new ToolgateError('invalid_resource', `${target.path} is not a regular file`, { path: target.path, kind: 'other' });
     let current: FileBytes | null = null;
-    if (state.kind === 'file') ({ current, state } = readCurrent(dir.fd, target, state, opts.maxBytes));
-    return { path: target.path, dir: target.dir.join('/'), dirfd: dir.fd, parent: dir.identity, name: target.name, state, current, created_dirs: dir.created, close };
+    let linked: LinkedFile | null = null;
+    if (state.kind === 'file') ({ current, state, linked } = readCurrent(dir.fd, target, state, opts.maxBytes));
+    return { path: target.path, dir: target.dir.join('/'), dirfd: dir.fd, parent: dir.identity, name: target.name, state, current, linked, created_dirs: dir.created, close };
   } catch (e) {
     close();
     throw e;
@@ -147,7 +151,7 @@ export function openWriteTarget(
 }
 
 /** Reads the file and returns the state after the read: the one the content belongs to. */
-function readCurrent(dirfd: number, target: WriteTarget, state: Extract<LeafState, { kind: 'file' }>, maxBytes: number): { current: FileBytes; state: LeafState } {
+function readCurrent(dirfd: number, target: WriteTarget, state: Extract<LeafState, { kind: 'file' }>, maxBytes: number): { current: FileBytes; state: LeafState; linked: LinkedFile } {
   let fd: number;
   let st: Stats;
   try {
@@ -175,6 +179,7 @@ function readCurrent(dirfd: number, target: WriteTarget, state: Extract<LeafStat
     return {
       current: { data, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid },
       state: { kind: 'file', dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs },
+      linked: { dev: st.dev, ino: st.ino, nlink: st.nlink },
     };
   } finally {
     closeSync(fd);

@@ -9,6 +9,7 @@ import {
   openWriteTarget,
   procPath,
   recheckSite,
+  refuseSecretLink,
   resolveStable,
   syncDirectories,
   type ResolvedPath,
@@ -119,6 +120,7 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
             if (target.state.kind !== 'file' || target.state.ino !== r.identity?.ino) {
               return failedOutcome({ code: 'precondition_failed', message: `${r.path} changed since it was checked`, data: { path: r.path, reason: 'changed_since_check' } });
             }
+            if (target.linked) await refuseSecretLink(ctx.workspace, r.path, target.linked, ctx.signal);
             const done = await commitFileSet(ctx, [{ target, after: null }], { value: false });
             if (!done.ok) return done.outcome;
             const c = done.changes[0];

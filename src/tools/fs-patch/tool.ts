@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolgateError, sha256Hex } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { openWriteTarget, resolveWriteTarget, writableMode, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
+import { openWriteTarget, refuseSecretLink, resolveWriteTarget, writableMode, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
 import { asOutcome } from '../undo/record.js';
 import { commitFileSet, type PlannedWrite } from '../fs-write/file-set.js';
 import { usesCrlf } from '../fs-write/content.js';
@@ -145,6 +145,8 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
               if (!(creating && ToolgateError.isInstance(e) && e.code === 'not_found')) throw e;
             }
             opened.push(o);
+            // Diffs, candidates and preimages show the bytes: never those of a secret under another name.
+            if (o?.linked) await refuseSecretLink(ctx.workspace, o.path, o.linked, ctx.signal);
             plans.push(plan(f, o));
           }
           ctx.signal.throwIfAborted();

@@ -2,7 +2,7 @@ import { closeSync, fstatSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolgateError } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { forEachChunk, readAtAsync, type ResolvedPath } from '../../resources/index.js';
+import { forEachChunk, readAtAsync, refuseSecretLink, type ResolvedPath } from '../../resources/index.js';
 import { FileInfoCache, lastCharBoundary } from './file-info.js';
 
 export const FS_READ_DEFAULT_MAX_BYTES = 256 * 1024;
@@ -89,7 +89,10 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
       try {
         const maxBytes = args.max_bytes ?? FS_READ_DEFAULT_MAX_BYTES;
         // A small file is read once: the same bytes give the page and, on a cache miss, the digest.
-        const statSize = fstatSync(fd).size;
+        const opened = fstatSync(fd);
+        // A hard link to a secret file is the secret (the name alone was checked at normalize).
+        await refuseSecretLink(ctx.workspace, prepared.path, opened, ctx.signal);
+        const statSize = opened.size;
         const head = statSize <= WHOLE_FILE_FAST_PATH ? await readAtAsync(fd, 0, statSize, ctx.signal) : undefined;
         const info = (await infos.get(fd, ctx.signal, head)).info;
         const size = info.size;

@@ -8,6 +8,7 @@ import {
   openWriteTarget,
   procPath,
   recheckSite,
+  refuseSecretLink,
   renameNoReplace,
   resolveStable,
   syncDirectories,
@@ -133,6 +134,7 @@ export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, P
               src.close();
             }
           }
+          if (target.linked) await refuseSecretLink(ctx.workspace, to.path, target.linked, ctx.signal);
           const artifacts: ArtifactRef[] = [];
           const overwritten: FileImage | null = target.current ? storePreimage(ctx.artifacts, to.path, target.current, artifacts) : null;
 

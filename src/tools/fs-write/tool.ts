@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolgateError, sha256Hex } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { openWriteTarget, resolveWriteTarget, writableMode, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
+import { openWriteTarget, refuseSecretLink, resolveWriteTarget, writableMode, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
 import { asOutcome, failedOutcome } from '../undo/record.js';
 import { commitFileSet, removeCreatedDirs } from './file-set.js';
 import { applyNewlines, withExecutable } from './content.js';
@@ -82,6 +82,8 @@ export function createFsWrite(): ToolDefinition<FsWriteArgs, FsWriteResult, Prep
           opened = openWriteTarget(ctx.workspace, prepared.target, { createParents: true, maxBytes: FS_WRITE_MAX_BYTES });
         }
         try {
+          // The bytes about to be kept as a preimage must not be a secret under another name.
+          if (opened.linked) await refuseSecretLink(ctx.workspace, opened.path, opened.linked, ctx.signal);
           const plan = { target: opened, after: null };
           const refuse = (code: 'already_exists' | 'not_found' | 'precondition_failed', message: string, data: Record<string, unknown>) => {
             removeCreatedDirs(ctx, [plan]);
