@@ -2,9 +2,10 @@
 // with both names on one inode; a rename between two names of one inode is refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, linkSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hasRenameNoReplace } from '../../../src/resources/index.js';
 import { withHarness } from '../fs-write/harness.js';
@@ -65,3 +66,20 @@ void test('fs.rename between two hard links of one inode is refused (it would su
     assert.equal(statSync(join(h.root, 'a')).ino, statSync(join(h.root, 'b')).ino);
     assert.equal(h.rt.store.currentRevision(), 0);
   }));
+
+void test('traced with strace, 10 renames use renameat2 and never link(2) a second name', () => {
+  const base = mkdtempSync(join(tmpdir(), 'tg-rename-trace-'));
+  try {
+    mkdirSync(join(base, 'ws'));
+    const child = new URL('./rename-syscalls-child.ts', import.meta.url).pathname;
+    const trace = join(base, 'trace');
+    execFileSync('strace', ['-f', '-qq', '-o', trace, '-e', 'trace=link,linkat,renameat2', process.execPath, '--import', 'tsx', child, join(base, 'ws'), join(base, 'state')], { stdio: 'ignore', timeout: 120_000 });
+    const lines = readFileSync(trace, 'utf8').split('\n');
+    const links = lines.filter((l) => /\blinkat?\(.*"(a|b)"/.test(l) || /\blinkat?\(.*\/(a|b)"/.test(l));
+    const renames = lines.filter((l) => /renameat2\(.*"(a|b)".*RENAME_NOREPLACE\) = 0/.test(l));
+    assert.deepEqual(links, [], 'link(2) gave a file two names');
+    assert.equal(renames.length, 10);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
