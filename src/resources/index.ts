@@ -26,3 +26,5 @@ export { openRegular, specialFileError, specialKindOf, READ_FLAGS, type SpecialK
 export { readAtAsync, forEachChunk, READ_CHUNK } from './paths/read-async.js';
 export { renameNoReplace, hasRenameNoReplace } from './paths/renameat2.js';
 export { secretNameOf, refuseSecretLink, SECRET_LINK_WALK_LIMIT, type LinkedFile } from './paths/secret-links.js';
+export { tempName, partName, ownerTag, isToolgateTempName, ownerIsGone } from './paths/temp-name.js';
+export { sweepWorkspaceTemps, SWEEP_ENTRY_LIMIT } from './paths/sweep-temps.js';

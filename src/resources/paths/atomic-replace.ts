@@ -2,13 +2,13 @@
 // directory (`/proc/self/fd/<dirfd>/<name>`), so no path is resolved again and no link is
 // followed: a new file is staged under a temporary name in the same directory, synced, and
 // renamed over the target only after the parent and the target are re-checked.
-import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, fsync, linkSync, lstatSync, openSync, readlinkSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { ToolgateError } from '../../protocol/index.js';
 import { assertBeneath } from './open-directory.js';
 import { procPath, type Identity } from './open-beneath.js';
 import { renameNoReplace } from './renameat2.js';
+import { tempName } from './temp-name.js';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 const fdatasyncAsync = promisify(fdatasync);
@@ -64,7 +64,7 @@ export interface StagedFile {
 
 /** Writes `content` to a new temporary file in the directory; the fd stays open for the sync. */
 export function stageFile(dirfd: number, content: FileBytes): StagedFile {
-  const tmp = `.tg-${randomBytes(8).toString('hex')}.tmp`;
+  const tmp = tempName('tmp');
   const fd = openSync(procPath(dirfd, tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
   try {
     let off = 0;

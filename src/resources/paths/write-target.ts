@@ -8,6 +8,7 @@ import { openDirectoryBeneath } from './open-directory.js';
 import { type Identity } from './open-beneath.js';
 import { openRegular } from './regular-file.js';
 import type { LinkedFile } from './secret-links.js';
+import { isToolgateTempName } from './temp-name.js';
 import type { Workspace } from './workspace.js';
 
 export interface WriteTarget {
@@ -52,6 +53,7 @@ export function assertWritable(ws: Workspace, canonical: string, requested: unkn
     // another spelling of the root: the canonical form decides
   }
   for (const p of forms) {
+    if (p.split('/').some(isToolgateTempName)) throw new ToolgateError('policy_denied', `${p} is a Toolgate temporary entry; writes are denied`, { path: p, reason: 'toolgate_temp_file' });
     const cls = ws.classifier.classify(p);
     if (cls === 'protected') throw new ToolgateError('policy_denied', `writes under .git/ are denied: ${p}`, { path: p, reason: 'protected_path' });
     if (cls === 'secret') throw new ToolgateError('policy_denied', `${p} is classified as a secret path; writes are denied`, { path: p, reason: 'secret_path' });

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, renameSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolgateError, type ArtifactRef } from '../../protocol/index.js';
@@ -12,6 +11,7 @@ import {
   refuseSecretLink,
   resolveStable,
   syncDirectories,
+  tempName,
   type ResolvedPath,
   type Workspace,
 } from '../../resources/index.js';
@@ -166,7 +166,7 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
           ctx.markSent();
           const site = { root: ctx.workspace.root, dir: dir.join('/'), path: r.path, dirfd: opened.fd, parent: opened.identity, name, expected: { kind: 'other' as const, dev: top.dev, ino: top.ino } };
           recheckSite(site);
-          const trash = `.tg-${randomBytes(8).toString('hex')}.del`;
+          const trash = tempName('del'); // names its owner, for the sweep after a crash
           renameSync(procPath(opened.fd, name), procPath(opened.fd, trash));
           const moved = walkTree(opened.fd, trash, { maxEntries: ctx.args.max_entries + 1, maxBytes: Number.MAX_SAFE_INTEGER });
           if (!sameEntries(moved, entries.map(({ data: _d, ...rest }) => rest))) {

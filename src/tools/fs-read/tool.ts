@@ -2,7 +2,7 @@ import { closeSync, fstatSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolgateError } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { forEachChunk, readAtAsync, refuseSecretLink, type ResolvedPath } from '../../resources/index.js';
+import { forEachChunk, isToolgateTempName, readAtAsync, refuseSecretLink, type ResolvedPath } from '../../resources/index.js';
 import { FileInfoCache, lastCharBoundary } from './file-info.js';
 
 export const FS_READ_DEFAULT_MAX_BYTES = 256 * 1024;
@@ -78,6 +78,10 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
       const resolved = ctx.workspace.resolve(args.path);
       if (!resolved.exists) throw new ToolgateError('not_found', `no such file: ${resolved.path}`, { path: resolved.path });
       if (resolved.kind === 'directory') throw new ToolgateError('invalid_resource', `${resolved.path} is a directory`, { path: resolved.path, kind: 'directory' });
+      if (resolved.components.some(isToolgateTempName)) {
+        // Half-written or half-deleted state of another call (or left by a crash): never content.
+        throw new ToolgateError('invalid_resource', `${resolved.path} is a Toolgate temporary entry`, { path: resolved.path, reason: 'toolgate_temp_file' });
+      }
       if (ctx.workspace.classifier.classify(resolved.path) === 'secret') {
         throw new ToolgateError('secret_path', `${resolved.path} is classified as a secret path`, { path: resolved.path });
       }

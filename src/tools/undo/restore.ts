@@ -1,7 +1,6 @@
 // The checks and effects of undo, one change record at a time. A record can be undone only when
 // the workspace still holds exactly what the mutation left (its post-images); otherwise it is
 // a conflict, named by path.
-import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, lstatSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { ToolgateError, sha256Hex, type Digest } from '../../protocol/index.js';
 import type { ArtifactSink } from '../../registry/index.js';
@@ -14,6 +13,7 @@ import {
   renameNoReplace,
   syncDirectories,
   leafStateOf,
+  tempName,
   type FileBytes,
   type OpenedTarget,
   type Workspace,
@@ -160,7 +160,7 @@ export async function restoreTree(ws: Workspace, artifacts: ArtifactSink, c: Ext
   });
   const { dir, name } = split(c.path);
   const d = openDirectoryBeneath(ws.rootFd, ws.root, dir, { create: true });
-  const tmp = `.tg-${randomBytes(8).toString('hex')}.restore`;
+  const tmp = tempName('restore');
   try {
     buildTree(d.fd, tmp, entries);
     recheckSite({ root: ws.root, dir: dir.join('/'), path: c.path, dirfd: d.fd, parent: d.identity, name, expected: { kind: 'absent' } });
