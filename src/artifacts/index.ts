@@ -1,1 +1,2 @@
 export { ArtifactStore } from './store.js';
+export { sweepArtifactParts } from './sweep.js';

@@ -1,9 +1,10 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { createHash, randomBytes, type Hash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 import { ToolgateError, type ArtifactRef, type Digest } from '../protocol/index.js';
 import type { ArtifactSink, ArtifactWriter } from '../registry/index.js';
 import { StreamRedactor } from '../redact/index.js';
+import { partName } from '../resources/index.js';
 
 const DIGEST_RE = /^sha256:([0-9a-f]{64})$/;
 
@@ -84,7 +85,7 @@ export class ArtifactStore implements ArtifactSink {
   #rawWriter(mediaType: string, role: string): ArtifactWriter {
     const tmpDir = join(this.dir, 'tmp');
     mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
-    const tmp = join(tmpDir, `${randomBytes(12).toString('hex')}.part`);
+    const tmp = join(tmpDir, partName()); // names its owner, for sweepArtifactParts after a crash
     const fd = openSync(tmp, 'wx', 0o600);
     const hash: Hash = createHash('sha256');
     let bytes = 0;

@@ -47,6 +47,8 @@ export const ERROR_CODES = [
   'internal_error',
   // the state dir cannot be written or read (full, read-only, damaged)
   'store_unavailable',
+  // an edit that would leave the file as it is (fs.patch): refused rather than rewritten
+  'no_change',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -12,6 +12,7 @@ export {
   commitStaged,
   removeAtSite,
   syncDirectories,
+  writableMode,
   type FileBytes,
   type LeafState,
   type StagedFile,
@@ -21,3 +22,9 @@ export { applyAllOrNothing, asToolgateError, type FileChange, type TransactionRe
 export { openDirectoryBeneath, assertBeneath, type OpenedDirectory } from './paths/open-directory.js';
 export { resolveWriteTarget, resolveStable, openWriteTarget, assertWritable, type WriteTarget, type OpenedTarget } from './paths/write-target.js';
 export { readAt } from './paths/read-at.js';
+export { openRegular, specialFileError, specialKindOf, READ_FLAGS, type SpecialKind } from './paths/regular-file.js';
+export { readAtAsync, forEachChunk, READ_CHUNK } from './paths/read-async.js';
+export { renameNoReplace, hasRenameNoReplace } from './paths/renameat2.js';
+export { secretNameOf, refuseSecretLink, SECRET_LINK_WALK_LIMIT, type LinkedFile } from './paths/secret-links.js';
+export { tempName, partName, ownerTag, isToolgateTempName, ownerIsGone } from './paths/temp-name.js';
+export { sweepWorkspaceTemps, SWEEP_ENTRY_LIMIT } from './paths/sweep-temps.js';

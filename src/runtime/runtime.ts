@@ -11,10 +11,10 @@ import {
   type TaskId,
 } from '../protocol/index.js';
 import { Registry, type AnyTool, type ReceiptLookup } from '../registry/index.js';
-import { Workspace } from '../resources/index.js';
+import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
 import { POLICY_MIGRATIONS, SqliteStore, guarded, sqlitePolicyStores, type EffectRecord, type MigrationSet } from '../store/index.js';
-import { ArtifactStore } from '../artifacts/index.js';
+import { ArtifactStore, sweepArtifactParts } from '../artifacts/index.js';
 import { builtinTools } from '../tools/index.js';
 import { Admission } from './admission.js';
 import type { CallScope } from './call-scope.js';
@@ -97,6 +97,8 @@ export class Runtime {
   readonly #parts: RuntimeParts;
   readonly #inflight = new Set<Promise<Receipt>>();
   #closed = false;
+  /** Removal of temporary entries a crashed owner left (workspace and artifact parts); close waits for it. */
+  readonly #sweep: Promise<unknown>;
 
   constructor(opts: RuntimeOptions) {
     const workspace = Workspace.open(opts.workspace, opts.secretPatterns ? { secretPatterns: opts.secretPatterns } : {});
@@ -153,6 +155,13 @@ export class Runtime {
       workspace.close();
       throw e;
     }
+    sweepArtifactParts(this.#parts.artifacts.dir);
+    this.#sweep = sweepWorkspaceTemps(workspace).catch(() => []);
+  }
+
+  /** The sweep of crash leftovers started at open (tests wait for it). */
+  sweptTemps(): Promise<unknown> {
+    return this.#sweep;
   }
 
   get workspace(): Workspace {
@@ -232,7 +241,7 @@ export class Runtime {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.allSettled([...this.#inflight]);
+    await Promise.allSettled([...this.#inflight, this.#sweep]);
     this.#parts.store.close();
     this.#parts.workspace.close();
   }

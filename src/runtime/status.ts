@@ -42,6 +42,7 @@ export function statusOf(code: ErrorCode): CallStatus {
     case 'limit_exceeded':
     case 'internal_error':
     case 'store_unavailable':
+    case 'no_change':
       return 'failed';
   }
 }

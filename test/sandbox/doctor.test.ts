@@ -12,6 +12,6 @@ test('doctor says how to fix a missing bubblewrap', async () => {
   const checks = await sandboxDoctor({ bwrapPath: '/nonexistent/bwrap' });
   const bw = checks.find((c) => c.name === 'bubblewrap');
   assert.equal(bw?.ok, false);
-  assert.match(bw?.fix ?? '', /install bubblewrap/);
+  assert.match(bw?.fix ?? '', /apt-get install -y bubblewrap/);
   assert.equal(checks.find((c) => c.name === 'namespace sandbox'), undefined);
 });

@@ -2,12 +2,13 @@
 // directory (`/proc/self/fd/<dirfd>/<name>`), so no path is resolved again and no link is
 // followed: a new file is staged under a temporary name in the same directory, synced, and
 // renamed over the target only after the parent and the target are re-checked.
-import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, fsync, linkSync, lstatSync, openSync, readlinkSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { ToolgateError } from '../../protocol/index.js';
 import { assertBeneath } from './open-directory.js';
 import { procPath, type Identity } from './open-beneath.js';
+import { renameNoReplace } from './renameat2.js';
+import { tempName } from './temp-name.js';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 const fdatasyncAsync = promisify(fdatasync);
@@ -16,7 +17,7 @@ const fsyncAsync = promisify(fsync);
 /** File content plus the metadata a restore must bring back. */
 export interface FileBytes {
   readonly data: Uint8Array;
-  /** Permission bits (st_mode & 0o7777). */
+  /** Permission bits (st_mode & 0o7777); written as `writableMode` (no set-id or sticky bits). */
   readonly mode: number;
   readonly uid?: number;
   readonly gid?: number;
@@ -51,6 +52,11 @@ export function sameLeafState(a: LeafState, b: LeafState): boolean {
   return true;
 }
 
+/** The mode a file is written with: the permission bits of `mode`, never set-id or sticky. */
+export function writableMode(mode: number): number {
+  return mode & 0o777;
+}
+
 export interface StagedFile {
   readonly tmp: string;
   fd: number;
@@ -58,7 +64,7 @@ export interface StagedFile {
 
 /** Writes `content` to a new temporary file in the directory; the fd stays open for the sync. */
 export function stageFile(dirfd: number, content: FileBytes): StagedFile {
-  const tmp = `.tg-${randomBytes(8).toString('hex')}.tmp`;
+  const tmp = tempName('tmp');
   const fd = openSync(procPath(dirfd, tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
   try {
     let off = 0;
@@ -75,7 +81,9 @@ export function stageFile(dirfd: number, content: FileBytes): StagedFile {
         }
       }
     }
-    fchmodSync(fd, content.mode & 0o7777); // after chown, which clears set-id bits
+    // Permission bits only: set-id and sticky bits are never written, whatever the preimage or
+    // the request said (a setuid-root file is a privilege escalation). After chown.
+    fchmodSync(fd, writableMode(content.mode));
     return { tmp, fd };
   } catch (e) {
     closeSync(fd);
@@ -152,12 +160,15 @@ export function commitStaged(site: EffectSite, tmp: string): void {
   const to = procPath(site.dirfd, site.name);
   if (site.expected.kind === 'absent') {
     try {
-      linkSync(from, to);
+      // Atomic and never replacing an entry that appeared meanwhile; link + unlink where unavailable.
+      if (renameNoReplace(site.dirfd, tmp, site.dirfd, site.name) === 'unsupported') {
+        linkSync(from, to);
+        unlinkSync(from);
+      }
     } catch (e) {
       if (errno(e) === 'EEXIST') throw new ToolgateError('already_exists', `${site.path} was created by someone else`, { path: site.path });
       throw e;
     }
-    unlinkSync(from);
   } else {
     renameSync(from, to);
   }

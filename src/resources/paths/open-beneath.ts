@@ -67,8 +67,11 @@ export function walkBeneath(
   restart: for (;;) {
     const done: string[] = [];
     let dirfd = rootFd;
+    // Closes the current directory once: it is called before `continue restart` and again by
+    // `finally`, so it must forget the fd (a second close could hit an fd reused meanwhile).
     const closeDir = (): void => {
       if (dirfd !== rootFd) closeSync(dirfd);
+      dirfd = rootFd;
     };
     try {
       for (let i = 0; i < pending.length; i++) {

@@ -4,6 +4,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, readSync, rmdirSync, symlinkSync, unlinkSync, writeSync, fchmodSync } from 'node:fs';
 import { ToolgateError } from '../../protocol/index.js';
 import { procPath } from './open-beneath.js';
+import { openRegular } from './regular-file.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_WRONLY, O_CREAT, O_EXCL } = constants;
 
@@ -43,7 +44,7 @@ export function walkTree(dirfd: number, name: string, limits: TreeLimits, read =
     return walkTreeUnchecked(dirfd, name, limits, read);
   } catch (e) {
     const code = errno(e);
-    if (!ToolgateError.isInstance(e) && (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EINVAL')) {
+    if (!ToolgateError.isInstance(e) && (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EINVAL' || code === 'ENXIO')) {
       throw new ToolgateError('precondition_failed', `${name} changed while it was listed`, { path: name, reason: 'changed_since_check', errno: code }, { cause: e });
     }
     throw e;
@@ -84,9 +85,9 @@ function walkTreeUnchecked(dirfd: number, name: string, limits: TreeLimits, read
 
 /** Reads a regular file through its parent fd, checking it is the inode that was listed. */
 function readEntry(parentFd: number, name: string, entry: { dev: number; ino: number; size: number }, rel: string): Buffer {
-  const fd = openSync(procPath(parentFd, name), O_RDONLY | O_NOFOLLOW);
+  // Non-blocking and regular-only: an entry swapped for a FIFO since the listing must not hang the call.
+  const { fd, st } = openRegular(parentFd, name, rel);
   try {
-    const st = fstatSync(fd);
     if (st.ino !== entry.ino || st.dev !== entry.dev || st.size !== entry.size) throw new ToolgateError('precondition_failed', `${rel} changed while it was read`, { path: rel, reason: 'changed_since_check' });
     const buf = Buffer.allocUnsafe(st.size);
     let got = 0;
@@ -157,7 +158,7 @@ export function buildTree(dirfd: number, name: string, entries: readonly Rebuild
         const data = e.data ?? new Uint8Array();
         let off = 0;
         while (off < data.length) off += writeSync(fd, data, off, data.length - off);
-        fchmodSync(fd, e.mode);
+        fchmodSync(fd, e.mode & 0o777); // never set-id or sticky bits
       } finally {
         closeSync(fd);
       }
@@ -167,7 +168,7 @@ export function buildTree(dirfd: number, name: string, entries: readonly Rebuild
     const fd = openSync(at, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     try {
       for (const c of children.get(e.path) ?? []) make(fd, c.path.slice(c.path.lastIndexOf('/') + 1), c);
-      fchmodSync(fd, e.mode);
+      fchmodSync(fd, e.mode & 0o777);
     } finally {
       closeSync(fd);
     }

@@ -1,11 +1,12 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync } from 'node:fs';
+import { closeSync, constants, openSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { ToolgateError } from '../../protocol/index.js';
 import { lexicalComponents } from './lexical.js';
 import { PathClassifier } from './classify.js';
-import { procPath, walkBeneath, type ResolvedPath, type WalkOptions } from './open-beneath.js';
+import { walkBeneath, type ResolvedPath, type WalkOptions } from './open-beneath.js';
+import { openRegular } from './regular-file.js';
 
-const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
+const { O_RDONLY, O_DIRECTORY } = constants;
 
 export interface OpenedLeaf {
   readonly resolved: ResolvedPath;
@@ -93,23 +94,21 @@ export class Workspace {
     try {
       const name = resolved.components[resolved.components.length - 1];
       if (name === undefined) throw new ToolgateError('invalid_resource', 'the workspace root is a directory, not a file', { path: '.' });
-      let fd: number;
+      let opened: { fd: number; st: Stats };
       try {
-        fd = openSync(procPath(leaf.dirfd, name), O_RDONLY | O_NOFOLLOW);
+        // Never waits (a FIFO swapped in), and refuses anything but a regular file before a read.
+        opened = openRegular(leaf.dirfd, name, resolved.path);
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code === 'ELOOP') throw new ToolgateError('path_escape', `refusing to follow a symbolic link: ${resolved.path}`, { path: resolved.path });
         if (code === 'ENOENT') throw new ToolgateError('not_found', `no such file: ${resolved.path}`, { path: resolved.path });
+        if (code === 'ENXIO') throw new ToolgateError('invalid_resource', `${resolved.path} is a socket or device, not a regular file`, { path: resolved.path, kind: 'unknown', reason: 'special_file' });
         throw e;
       }
-      const st = fstatSync(fd);
+      const { fd, st } = opened;
       if (resolved.identity && (st.dev !== resolved.identity.dev || st.ino !== resolved.identity.ino)) {
         closeSync(fd);
         throw new ToolgateError('precondition_failed', `${resolved.path} changed between authorization and use`, { path: resolved.path, reason: 'identity_changed' });
-      }
-      if (!st.isFile()) {
-        closeSync(fd);
-        throw new ToolgateError('invalid_resource', `${resolved.path} is not a regular file`, { path: resolved.path, kind: st.isDirectory() ? 'directory' : 'other' });
       }
       return fd;
     } finally {

@@ -1,11 +1,14 @@
 // Where a mutation lands: normalized once for authorization (canonical path, classification)
 // and opened again at the point of effect along the canonical path with no link followed.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync, type Stats } from 'node:fs';
 import { ToolgateError } from '../../protocol/index.js';
 import { leafStateOf, type FileBytes, type LeafState } from './atomic-replace.js';
 import { joinComponents, lexicalComponents } from './lexical.js';
 import { openDirectoryBeneath } from './open-directory.js';
-import { procPath, type Identity } from './open-beneath.js';
+import { type Identity } from './open-beneath.js';
+import { openRegular } from './regular-file.js';
+import type { LinkedFile } from './secret-links.js';
+import { isToolgateTempName } from './temp-name.js';
 import type { Workspace } from './workspace.js';
 
 export interface WriteTarget {
@@ -50,6 +53,7 @@ export function assertWritable(ws: Workspace, canonical: string, requested: unkn
     // another spelling of the root: the canonical form decides
   }
   for (const p of forms) {
+    if (p.split('/').some(isToolgateTempName)) throw new ToolgateError('policy_denied', `${p} is a Toolgate temporary entry; writes are denied`, { path: p, reason: 'toolgate_temp_file' });
     const cls = ws.classifier.classify(p);
     if (cls === 'protected') throw new ToolgateError('policy_denied', `writes under .git/ are denied: ${p}`, { path: p, reason: 'protected_path' });
     if (cls === 'secret') throw new ToolgateError('policy_denied', `${p} is classified as a secret path; writes are denied`, { path: p, reason: 'secret_path' });
@@ -114,6 +118,8 @@ export interface OpenedTarget {
   /** The current content and metadata, when the entry is a regular file. */
   readonly current: FileBytes | null;
   readonly created_dirs: readonly string[];
+  /** The file's identity and link count when it is a regular file (for `refuseSecretLink`). */
+  readonly linked: LinkedFile | null;
   close(): void;
 }
 
@@ -137,8 +143,9 @@ export function openWriteTarget(
     let state = leafStateOf(dir.fd, target.name);
     if (state.kind === 'other') throw new ToolgateError('invalid_resource', `${target.path} is not a regular file`, { path: target.path, kind: 'other' });
     let current: FileBytes | null = null;
-    if (state.kind === 'file') ({ current, state } = readCurrent(dir.fd, target, state, opts.maxBytes));
-    return { path: target.path, dir: target.dir.join('/'), dirfd: dir.fd, parent: dir.identity, name: target.name, state, current, created_dirs: dir.created, close };
+    let linked: LinkedFile | null = null;
+    if (state.kind === 'file') ({ current, state, linked } = readCurrent(dir.fd, target, state, opts.maxBytes));
+    return { path: target.path, dir: target.dir.join('/'), dirfd: dir.fd, parent: dir.identity, name: target.name, state, current, linked, created_dirs: dir.created, close };
   } catch (e) {
     close();
     throw e;
@@ -146,17 +153,18 @@ export function openWriteTarget(
 }
 
 /** Reads the file and returns the state after the read: the one the content belongs to. */
-function readCurrent(dirfd: number, target: WriteTarget, state: Extract<LeafState, { kind: 'file' }>, maxBytes: number): { current: FileBytes; state: LeafState } {
+function readCurrent(dirfd: number, target: WriteTarget, state: Extract<LeafState, { kind: 'file' }>, maxBytes: number): { current: FileBytes; state: LeafState; linked: LinkedFile } {
   let fd: number;
+  let st: Stats;
   try {
-    fd = openSync(procPath(dirfd, target.name), constants.O_RDONLY | constants.O_NOFOLLOW);
+    // The entry was a regular file at lstat; one swapped for a FIFO since must not block the open.
+    ({ fd, st } = openRegular(dirfd, target.name, target.path));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'ENOENT') throw new ToolgateError('precondition_failed', `${target.path} changed while it was opened`, { path: target.path, reason: 'changed_since_check' });
+    if (code === 'ELOOP' || code === 'ENOENT' || code === 'ENXIO') throw new ToolgateError('precondition_failed', `${target.path} changed while it was opened`, { path: target.path, reason: 'changed_since_check' });
     throw e;
   }
   try {
-    const st = fstatSync(fd);
     if (st.dev !== state.dev || st.ino !== state.ino) throw new ToolgateError('precondition_failed', `${target.path} changed while it was opened`, { path: target.path, reason: 'changed_since_check' });
     if (st.size > maxBytes) throw new ToolgateError('limit_exceeded', `${target.path} is larger than ${maxBytes} bytes`, { path: target.path, size: st.size, limit: maxBytes });
     const data = Buffer.allocUnsafe(st.size);
@@ -173,6 +181,7 @@ function readCurrent(dirfd: number, target: WriteTarget, state: Extract<LeafStat
     return {
       current: { data, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid },
       state: { kind: 'file', dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs },
+      linked: { dev: st.dev, ino: st.ino, nlink: st.nlink },
     };
   } finally {
     closeSync(fd);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, renameSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolgateError, type ArtifactRef } from '../../protocol/index.js';
@@ -9,8 +8,10 @@ import {
   openWriteTarget,
   procPath,
   recheckSite,
+  refuseSecretLink,
   resolveStable,
   syncDirectories,
+  tempName,
   type ResolvedPath,
   type Workspace,
 } from '../../resources/index.js';
@@ -121,6 +122,7 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
             if (target.state.kind !== 'file' || target.state.ino !== r.identity?.ino) {
               return failedOutcome({ code: 'precondition_failed', message: `${r.path} changed since it was checked`, data: { path: r.path, reason: 'changed_since_check' } });
             }
+            if (target.linked) await refuseSecretLink(ctx.workspace, r.path, target.linked, ctx.signal);
             const done = await commitFileSet(ctx, [{ target, after: null }], { value: false });
             if (!done.ok) return done.outcome;
             const c = done.changes[0];
@@ -163,7 +165,7 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
           artifacts.push(mref);
 
           // Move the whole tree aside in one rename, check it is what was read, then remove it.
-          const trash = `.tg-${randomBytes(8).toString('hex')}.del`;
+          const trash = tempName('del'); // names its owner, for the sweep after a crash
           ctx.markSent(treeIntentOf({ path: r.path, trash, identity: { dev: top.dev, ino: top.ino }, manifest: mref.digest, entries: entries.length }));
           const site = { root: ctx.workspace.root, dir: dir.join('/'), path: r.path, dirfd: opened.fd, parent: opened.identity, name, expected: { kind: 'other' as const, dev: top.dev, ino: top.ino } };
           recheckSite(site);

@@ -9,11 +9,19 @@ export interface Edit {
   readonly replace_all?: boolean | undefined;
 }
 
-/** Offsets of every non-overlapping occurrence. */
+/**
+ * Offsets of every occurrence, overlapping ones included: in three `x = 1` lines the text
+ * "x = 1\nx = 1\n" occurs twice (at lines 1 and 2), which is ambiguous, not one match.
+ */
 function occurrences(text: string, needle: string): number[] {
   const at: number[] = [];
-  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) at.push(i);
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + 1)) at.push(i);
   return at;
+}
+
+/** True when two of the (ascending) occurrences share characters: replace_all would depend on scan order. */
+function overlapping(at: readonly number[], length: number): boolean {
+  return at.some((o, i) => i > 0 && o < (at[i - 1] as number) + length);
 }
 
 /** 1-based line of each (ascending) offset, in one pass. */
@@ -38,6 +46,9 @@ export function applyEdits(path: string, original: string, edits: readonly Edit[
   let replacements = 0;
   edits.forEach((edit, index) => {
     let { old, new: neu } = edit;
+    if (old === neu) {
+      throw new ToolgateError('no_change', `edit ${index + 1}: the old and new text are the same; nothing to change in ${path}`, { path, edit: index + 1 });
+    }
     let at = occurrences(text, old);
     // An edit written with LF endings against a CRLF file means the same lines.
     if (at.length === 0 && crlf && old.includes('\n')) {
@@ -56,11 +67,14 @@ export function applyEdits(path: string, original: string, edits: readonly Edit[
         candidates: closestCandidates(toLines(text).lines, toLines(old).lines),
       });
     }
-    if (at.length > 1 && edit.replace_all !== true) {
-      throw new ToolgateError('ambiguous_match', `edit ${index + 1}: the old text occurs ${at.length} times in ${path}; add context or set replace_all`, {
+    const overlaps = overlapping(at, old.length);
+    if (at.length > 1 && (edit.replace_all !== true || overlaps)) {
+      const how = overlaps ? ', overlapping,' : '';
+      throw new ToolgateError('ambiguous_match', `edit ${index + 1}: the old text occurs ${at.length} times${how} in ${path}; add context${overlaps ? '' : ' or set replace_all'}`, {
         path,
         edit: index + 1,
         lines: linesOf(text, at),
+        overlapping: overlaps,
       });
     }
     const parts: string[] = [];

@@ -68,6 +68,18 @@ function headerPath(rest: string, prefix: 'a/' | 'b/', git: boolean, line: numbe
   return p;
 }
 
+/**
+ * The file modes git records for a regular file: 100644 and 100755. Anything else is refused:
+ * a set-id or sticky mode (104755 made a setuid-root file) is not a mode git writes, and links
+ * (120000) and submodules (160000) are not files fs.patch creates.
+ */
+function gitFileMode(raw: string, line: number): number {
+  const text = raw.trim();
+  if (text === '100644' || text === '100755') return parseInt(text, 8);
+  if (text === '120000' || text === '160000') throw new ToolgateError('unsupported', `file mode ${text} (a link or submodule) is not applied; fs.patch writes regular files`, { line, mode: text });
+  throw fault(line, `file mode ${text.slice(0, 16)} is not 100644 or 100755 (set-id and sticky bits are never written)`);
+}
+
 const HUNK_RE = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/;
 
 export function parseUnifiedDiff(text: string): FilePatch[] {
@@ -91,8 +103,8 @@ export function parseUnifiedDiff(text: string): FilePatch[] {
         const l = lines[i] as string;
         if (l.startsWith('new file mode ')) {
           created = true;
-          newMode = parseInt(l.slice(14), 8);
-        } else if (l.startsWith('new mode ')) newMode = parseInt(l.slice(9), 8);
+          newMode = gitFileMode(l.slice(14), i + 1);
+        } else if (l.startsWith('new mode ')) newMode = gitFileMode(l.slice(9), i + 1);
         else if (l.startsWith('deleted file mode ')) deleted = true;
         else if (l.startsWith('rename from ') || l.startsWith('copy from ')) {
           throw new ToolgateError('unsupported', 'renames and copies in a unified diff are not applied; use fs.rename', { line: i + 1 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolgateError, sha256Hex } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { openWriteTarget, resolveWriteTarget, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
+import { openWriteTarget, refuseSecretLink, resolveWriteTarget, writableMode, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
 import { asOutcome } from '../undo/record.js';
 import { commitFileSet, type PlannedWrite } from '../fs-write/file-set.js';
 import { usesCrlf } from '../fs-write/content.js';
@@ -53,6 +53,13 @@ function prepare(ws: Parameters<typeof resolveWriteTarget>[0], path: string, cha
   return { target, change };
 }
 
+/** A patch that leaves a file byte-for-byte as it is would only rewrite it (new inode, new revision): refused. */
+function refuseNoChange(path: string, cur: FileBytes | null, after: Uint8Array, mode: number): void {
+  if (cur && (cur.mode & 0o777) === (mode & 0o777) && Buffer.from(cur.data).equals(after)) {
+    throw new ToolgateError('no_change', `the patch leaves ${path} as it is; nothing to write`, { path });
+  }
+}
+
 /** Checks one file and computes its new content; throws the typed domain error on a miss. */
 function plan(f: PreparedFile, opened: OpenedTarget | null): { after: FileBytes | null; diff: FileDiff } {
   const path = f.target.path;
@@ -62,7 +69,7 @@ function plan(f: PreparedFile, opened: OpenedTarget | null): { after: FileBytes 
     if (cur || opened?.state.kind === 'other') throw new ToolgateError('already_exists', `${path} already exists`, { path });
   } else if (!cur) throw new ToolgateError('not_found', `no such file: ${path}`, { path });
   const before = cur ? toLines(decodeText(cur.data, path)) : { lines: [], eofNewline: true };
-  const oldMode = cur?.mode ?? null;
+  const oldMode = cur ? writableMode(cur.mode) : null;
   if (change.kind === 'edits') {
     if (change.expected_sha256 !== undefined && cur && sha256Hex(cur.data) !== change.expected_sha256) {
       throw new ToolgateError('precondition_failed', `${path} does not have the expected sha256`, { path, reason: 'stale_sha256', expected_sha256: change.expected_sha256, actual_sha256: sha256Hex(cur.data) });
@@ -71,6 +78,7 @@ function plan(f: PreparedFile, opened: OpenedTarget | null): { after: FileBytes 
     const { text: next } = applyEdits(path, text, change.edits, cur ? usesCrlf(cur.data) : false);
     const afterLines = toLines(next);
     const bytes = Buffer.from(next, 'utf8');
+    refuseNoChange(path, cur, bytes, oldMode ?? 0o644);
     return {
       after: { data: bytes, mode: oldMode ?? 0o644, ...(cur?.uid !== undefined && cur.gid !== undefined ? { uid: cur.uid, gid: cur.gid } : {}) },
       diff: { path, status: 'modified', oldMode, newMode: oldMode, hunks: diffHunks(before, afterLines) },
@@ -81,9 +89,12 @@ function plan(f: PreparedFile, opened: OpenedTarget | null): { after: FileBytes 
     if (after.lines.length !== 0) throw new ToolgateError('no_match', `the diff deletes ${path} but the file has more lines than it removes`, { path, candidates: [] });
     return { after: null, diff: { path, status: 'deleted', oldMode, newMode: null, hunks } };
   }
-  const mode = change.patch.newMode !== null ? change.patch.newMode & 0o7777 : (oldMode ?? 0o644);
+  // parse admits only git's 100644 / 100755; the permission bits alone are kept, never set-id or sticky.
+  const mode = change.patch.newMode !== null ? change.patch.newMode & 0o777 : (oldMode ?? 0o644);
+  const bytes = Buffer.from(fromLines(after), 'utf8');
+  refuseNoChange(path, cur, bytes, mode);
   return {
-    after: { data: Buffer.from(fromLines(after), 'utf8'), mode, ...(cur?.uid !== undefined && cur.gid !== undefined ? { uid: cur.uid, gid: cur.gid } : {}) },
+    after: { data: bytes, mode, ...(cur?.uid !== undefined && cur.gid !== undefined ? { uid: cur.uid, gid: cur.gid } : {}) },
     diff: { path, status: cur ? 'modified' : 'created', oldMode, newMode: mode, hunks },
   };
 }
@@ -136,6 +147,8 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
               if (!(creating && ToolgateError.isInstance(e) && e.code === 'not_found')) throw e;
             }
             opened.push(o);
+            // Diffs, candidates and preimages show the bytes: never those of a secret under another name.
+            if (o?.linked) await refuseSecretLink(ctx.workspace, o.path, o.linked, ctx.signal);
             plans.push(plan(f, o));
           }
           ctx.signal.throwIfAborted();

@@ -1,5 +1,6 @@
-import { fstatSync, readSync, type Stats } from 'node:fs';
+import { fstatSync, type Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { forEachChunk } from '../../resources/index.js';
 
 /** Whole-file facts that every page reports: digest, line count, and whether it is text. */
 export interface FileInfo {
@@ -9,7 +10,6 @@ export interface FileInfo {
   readonly binary: boolean;
 }
 
-const CHUNK = 1 << 20;
 const SNIFF = 8192;
 
 function keyOf(st: Stats): string {
@@ -29,13 +29,16 @@ export class FileInfoCache {
     this.#max = max;
   }
 
-  /** `head` may hold the first bytes of the file already read (the small-file fast path). */
-  get(fd: number, head?: Buffer): { info: FileInfo; stat: Stats } {
+  /**
+   * `head` may hold the first bytes of the file already read (the small-file fast path). A scan
+   * runs off the main thread a chunk at a time and stops with the signal (a huge sparse file).
+   */
+  async get(fd: number, signal: AbortSignal, head?: Buffer): Promise<{ info: FileInfo; stat: Stats }> {
     const stat = fstatSync(fd);
     const key = keyOf(stat);
     const hit = this.#entries.get(key);
     if (hit) return { info: hit, stat };
-    const info = head && head.length === stat.size ? infoOf(head) : scan(fd, stat.size);
+    const info = head && head.length === stat.size ? infoOf(head) : await scan(fd, signal);
     this.#entries.set(key, info);
     if (this.#entries.size > this.#max) {
       const oldest = this.#entries.keys().next().value;
@@ -87,23 +90,17 @@ function infoOf(buf: Buffer): FileInfo {
   return { sha256: createHash('sha256').update(buf).digest('hex'), size: buf.length, total_lines: total, binary: isBinary(buf) };
 }
 
-function scan(fd: number, size: number): FileInfo {
+async function scan(fd: number, signal: AbortSignal): Promise<FileInfo> {
   const hash = createHash('sha256');
-  const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)));
-  let pos = 0;
   let nl = 0;
   let last = -1;
   let binary = false;
-  for (;;) {
-    const n = readSync(fd, buf, 0, buf.length, pos);
-    if (n === 0) break;
-    const chunk = buf.subarray(0, n);
+  const size = await forEachChunk(fd, 0, signal, (chunk, pos) => {
     if (pos === 0) binary = isBinary(chunk);
     hash.update(chunk);
     nl += countNewlines(chunk);
-    last = chunk[n - 1] as number;
-    pos += n;
-  }
-  const total = pos === 0 ? 0 : nl + (last === 10 ? 0 : 1);
-  return { sha256: hash.digest('hex'), size: pos, total_lines: total, binary };
+    last = chunk[chunk.length - 1] as number;
+  });
+  const total = size === 0 ? 0 : nl + (last === 10 ? 0 : 1);
+  return { sha256: hash.digest('hex'), size, total_lines: total, binary };
 }

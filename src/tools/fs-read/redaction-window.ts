@@ -12,18 +12,18 @@ const END_KEY = /-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----/;
  * page's edge is found whole, and a page that begins inside a private key's body (its BEGIN
  * line on an earlier page, up to KEY_LOOKBACK_BYTES back) is redacted as the key it is.
  */
-export function pageWindow(read: (offset: number, length: number) => Buffer, offset: number, length: number, size: number): RedactionWindow {
+export async function pageWindow(read: (offset: number, length: number) => Promise<Buffer>, offset: number, length: number, size: number): Promise<RedactionWindow> {
   let before = '';
   if (offset > 0) {
     const from = Math.max(0, offset - KEY_LOOKBACK_BYTES);
-    const back = read(from, offset - from).toString('latin1');
+    const back = (await read(from, offset - from)).toString('latin1');
     let start = Math.max(0, back.length - MAX_TOKEN_CHARS);
     const open = openKeyBefore(back);
     if (open !== -1) start = Math.min(start, open);
     before = Buffer.from(back.slice(start), 'latin1').toString('utf8');
   }
   const end = offset + length;
-  const after = end < size ? read(end, Math.min(MAX_TOKEN_CHARS, size - end)).toString('utf8') : '';
+  const after = end < size ? (await read(end, Math.min(MAX_TOKEN_CHARS, size - end))).toString('utf8') : '';
   return { pointer: '/result/content', before, after };
 }
 

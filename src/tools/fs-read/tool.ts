@@ -2,7 +2,7 @@ import { closeSync, fstatSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolgateError } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { readAt, type ResolvedPath } from '../../resources/index.js';
+import { forEachChunk, isToolgateTempName, readAtAsync, refuseSecretLink, type ResolvedPath } from '../../resources/index.js';
 import { FileInfoCache, lastCharBoundary } from './file-info.js';
 import { pageWindow } from './redaction-window.js';
 
@@ -37,26 +37,24 @@ export const fsReadResult = z.strictObject({
 });
 export type FsReadResult = z.infer<typeof fsReadResult>;
 
-/** Byte offset where 1-based `line` starts, scanning from `from` (at line `fromLine`). */
-function offsetOfLine(fd: number, head: Buffer | undefined, size: number, line: number): number {
+/** Byte offset where 1-based `line` starts: in `head` when the whole file is there, else scanned off the main thread. */
+async function offsetOfLine(fd: number, head: Buffer | undefined, size: number, line: number, signal: AbortSignal): Promise<number> {
   let current = 1;
-  let pos = 0;
-  const chunk = 1 << 20;
-  while (current < line && pos < size) {
-    const buf = head ?? readAt(fd, pos, Math.min(chunk, size - pos));
-    const base = head ? 0 : pos;
-    let i = buf.indexOf(10, head ? pos : 0);
-    while (i !== -1 && current < line) {
-      current++;
-      pos = base + i + 1;
-      if (current < line) i = buf.indexOf(10, i + 1);
-    }
-    if (current < line) {
-      if (head) return size;
-      pos = base + buf.length;
-    }
+  if (head) {
+    for (let i = head.indexOf(10); i !== -1; i = head.indexOf(10, i + 1)) if (++current === line) return i + 1;
+    return size;
   }
-  return current < line ? size : pos;
+  let at = size;
+  await forEachChunk(fd, 0, signal, (chunk, pos) => {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+      if (++current === line) {
+        at = pos + i + 1;
+        return true;
+      }
+    }
+    return false;
+  });
+  return Math.min(at, size);
 }
 
 /** fs.read: a bounded, resumable page of a file, with the whole file's digest. */
@@ -81,6 +79,10 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
       const resolved = ctx.workspace.resolve(args.path);
       if (!resolved.exists) throw new ToolgateError('not_found', `no such file: ${resolved.path}`, { path: resolved.path });
       if (resolved.kind === 'directory') throw new ToolgateError('invalid_resource', `${resolved.path} is a directory`, { path: resolved.path, kind: 'directory' });
+      if (resolved.components.some(isToolgateTempName)) {
+        // Half-written or half-deleted state of another call (or left by a crash): never content.
+        throw new ToolgateError('invalid_resource', `${resolved.path} is a Toolgate temporary entry`, { path: resolved.path, reason: 'toolgate_temp_file' });
+      }
       if (ctx.workspace.classifier.classify(resolved.path) === 'secret') {
         throw new ToolgateError('secret_path', `${resolved.path} is classified as a secret path`, { path: resolved.path });
       }
@@ -92,9 +94,12 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
       try {
         const maxBytes = args.max_bytes ?? FS_READ_DEFAULT_MAX_BYTES;
         // A small file is read once: the same bytes give the page and, on a cache miss, the digest.
-        const statSize = fstatSync(fd).size;
-        const head = statSize <= WHOLE_FILE_FAST_PATH ? readAt(fd, 0, statSize) : undefined;
-        const info = infos.get(fd, head).info;
+        const opened = fstatSync(fd);
+        // A hard link to a secret file is the secret (the name alone was checked at normalize).
+        await refuseSecretLink(ctx.workspace, prepared.path, opened, ctx.signal);
+        const statSize = opened.size;
+        const head = statSize <= WHOLE_FILE_FAST_PATH ? await readAtAsync(fd, 0, statSize, ctx.signal) : undefined;
+        const info = (await infos.get(fd, ctx.signal, head)).info;
         const size = info.size;
 
         let offset = 0;
@@ -108,7 +113,7 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
           offset = Number(p['offset']);
           line = Number(p['line']);
         } else if (line > 1) {
-          offset = offsetOfLine(fd, head, size, line);
+          offset = await offsetOfLine(fd, head, size, line, ctx.signal);
         }
 
         const base = { path: prepared.path, sha256: info.sha256, size, total_lines: info.total_lines, revision: ctx.revision.current() };
@@ -120,7 +125,7 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
         }
         ctx.signal.throwIfAborted();
         const want = Math.min(maxBytes, Math.max(0, size - offset));
-        let page = head ? head.subarray(offset, offset + want) : readAt(fd, offset, want);
+        let page = head ? head.subarray(offset, offset + want) : await readAtAsync(fd, offset, want, ctx.signal);
         let cut = page.length;
         if (args.max_lines !== undefined) {
           let seen = 0;
@@ -150,7 +155,7 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
           ? ctx.tokens.sign('fs.read', { path: prepared.path, sha256: info.sha256, offset: next, line: endsLine ? endLine + 1 : endLine })
           : null;
         // A page is a window of the file: the redact stage sees the bytes around it too.
-        const window = pageWindow((at, n) => (head ? head.subarray(at, at + n) : readAt(fd, at, n)), offset, page.length, size);
+        const window = await pageWindow(async (at, n) => (head ? head.subarray(at, at + n) : readAtAsync(fd, at, n, ctx.signal)), offset, page.length, size);
         return {
           status: 'succeeded',
           truncated,

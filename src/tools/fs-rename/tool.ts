@@ -8,6 +8,8 @@ import {
   openWriteTarget,
   procPath,
   recheckSite,
+  refuseSecretLink,
+  renameNoReplace,
   resolveStable,
   syncDirectories,
   leafStateOf,
@@ -45,6 +47,17 @@ function errno(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null ? (e as NodeJS.ErrnoException).code : undefined;
 }
 
+/** renameat2(RENAME_NOREPLACE) with the refusals fs.rename reports; `unsupported` means fall back. */
+function tryRenameNoReplace(fromDirfd: number, fromName: string, toDirfd: number, toName: string): 'moved' | 'unsupported' | 'exists' | 'cross_device' {
+  try {
+    return renameNoReplace(fromDirfd, fromName, toDirfd, toName);
+  } catch (e) {
+    if (errno(e) === 'EEXIST' || errno(e) === 'ENOTEMPTY') return 'exists';
+    if (errno(e) === 'EXDEV') return 'cross_device';
+    throw e;
+  }
+}
+
 /** fs.rename: a real rename(2) beneath the root (the inode moves), refusing to overwrite unless asked. */
 export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, Prepared> {
   return defineTool<FsRenameArgs, FsRenameResult, Prepared>({
@@ -74,6 +87,10 @@ export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, P
       assertWritable(ctx.workspace, to.path, args.to);
       if (to.path === from.path) throw new ToolgateError('invalid_resource', 'from and to are the same path', { path: to.path });
       if (to.path.startsWith(`${from.path}/`)) throw new ToolgateError('invalid_resource', `cannot move ${from.path} into itself`, { from: from.path, to: to.path });
+      if (to.exists && from.identity && to.identity && to.identity.dev === from.identity.dev && to.identity.ino === from.identity.ino) {
+        // rename(2) between two names of one inode succeeds and does nothing: refuse instead.
+        throw new ToolgateError('invalid_resource', `${from.path} and ${to.path} are the same file (hard links of one inode)`, { from: from.path, to: to.path, reason: 'same_file' });
+      }
       if (to.exists && to.kind !== 'file') throw new ToolgateError('invalid_resource', `${to.path} exists and is not a regular file; only a file is overwritten`, { path: to.path, kind: to.kind });
       return {
         resources: [
@@ -103,6 +120,9 @@ export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, P
             { path: to.path, dir: toComponents.slice(0, -1), name: toComponents[toComponents.length - 1] as string, exists: to.exists, parent: to.parent },
             { createParents: false, maxBytes: FS_RENAME_MAX_PREIMAGE_BYTES },
           );
+          if (target.state.kind !== 'absent' && target.state.dev === fromState.dev && target.state.ino === fromState.ino) {
+            return failedOutcome({ code: 'invalid_resource', message: `${from.path} and ${to.path} are the same file (hard links of one inode)`, data: { from: from.path, to: to.path, reason: 'same_file' } });
+          }
           if (target.state.kind !== 'absent' && !ctx.args.overwrite) {
             return failedOutcome({ code: 'already_exists', message: `${to.path} exists; pass overwrite: true to replace it`, data: { path: to.path } });
           }
@@ -116,6 +136,7 @@ export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, P
               src.close();
             }
           }
+          if (target.linked) await refuseSecretLink(ctx.workspace, to.path, target.linked, ctx.signal);
           const artifacts: ArtifactRef[] = [];
           const overwritten: FileImage | null = target.current ? storePreimage(ctx.artifacts, to.path, target.current, artifacts) : null;
 
@@ -128,8 +149,14 @@ export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, P
           recheckSite({ root: ctx.workspace.root, dir: target.dir, path: to.path, dirfd: target.dirfd, parent: target.parent, name: target.name, expected: target.state });
           const src = procPath(fromDir.fd, fromName);
           const dst = procPath(target.dirfd, target.name);
-          if (target.state.kind === 'absent' && kind !== 'directory') {
-            // link + unlink never replaces an entry that appeared meanwhile, and keeps the inode.
+          const atomic = target.state.kind === 'absent' ? tryRenameNoReplace(fromDir.fd, fromName, target.dirfd, target.name) : 'unsupported';
+          if (atomic === 'exists') return failedOutcome({ code: 'already_exists', message: `${to.path} was created by someone else`, data: { path: to.path } });
+          if (atomic === 'cross_device') return failedOutcome({ code: 'unsupported', message: 'from and to are on different file systems', data: { from: from.path, to: to.path } });
+          if (atomic === 'moved') {
+            // renameat2(RENAME_NOREPLACE): one step, nothing replaced, no moment with both names.
+          } else if (target.state.kind === 'absent' && kind !== 'directory') {
+            // Fallback without renameat2: link + unlink never replaces an entry that appeared
+            // meanwhile and keeps the inode, but a crash between the two leaves both names.
             try {
               linkSync(src, dst);
             } catch (e) {

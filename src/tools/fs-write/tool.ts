@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolgateError, sha256Hex } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { openWriteTarget, resolveWriteTarget, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
+import { openWriteTarget, refuseSecretLink, resolveWriteTarget, writableMode, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
 import { asOutcome, failedOutcome } from '../undo/record.js';
 import { commitFileSet, removeCreatedDirs } from './file-set.js';
 import { applyNewlines, withExecutable } from './content.js';
@@ -84,6 +84,8 @@ export function createFsWrite(): ToolDefinition<FsWriteArgs, FsWriteResult, Prep
           opened = openWriteTarget(ctx.workspace, prepared.target, { createParents: true, maxBytes: FS_WRITE_MAX_BYTES });
         }
         try {
+          // The bytes about to be kept as a preimage must not be a secret under another name.
+          if (opened.linked) await refuseSecretLink(ctx.workspace, opened.path, opened.linked, ctx.signal);
           const plan = { target: opened, after: null };
           const refuse = (code: 'already_exists' | 'not_found' | 'precondition_failed', message: string, data: Record<string, unknown>) => {
             removeCreatedDirs(ctx, [plan]);
@@ -98,7 +100,7 @@ export function createFsWrite(): ToolDefinition<FsWriteArgs, FsWriteResult, Prep
           }
           const after: FileBytes = {
             data: args.encoding === 'utf-8' ? applyNewlines(prepared.bytes, args.newline, current?.data ?? null) : prepared.bytes,
-            mode: withExecutable(current?.mode ?? 0o644, args.executable),
+            mode: withExecutable(writableMode(current?.mode ?? 0o644), args.executable),
             ...(current?.uid !== undefined && current.gid !== undefined ? { uid: current.uid, gid: current.gid } : {}),
           };
           const done = await commitFileSet(ctx, [{ target: opened, after }], sent);

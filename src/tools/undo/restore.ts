@@ -1,7 +1,6 @@
 // The checks and effects of undo, one change record at a time. A record can be undone only when
 // the workspace still holds exactly what the mutation left (its post-images); otherwise it is
 // a conflict, named by path.
-import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, lstatSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { ToolgateError, sha256Hex, type Digest } from '../../protocol/index.js';
 import type { ArtifactSink } from '../../registry/index.js';
@@ -11,8 +10,10 @@ import {
   openWriteTarget,
   procPath,
   recheckSite,
+  renameNoReplace,
   syncDirectories,
   leafStateOf,
+  tempName,
   type FileBytes,
   type OpenedTarget,
   type Workspace,
@@ -129,7 +130,9 @@ export async function renameBack(ws: Workspace, c: Extract<ChangeRecord, { op: '
     if (expected.kind === 'absent' || expected.ino !== c.identity.ino) throw new ToolgateError('undo_conflict', `${c.to} changed`, { changed: [c.to] });
     recheckSite({ root: ws.root, dir: src.dir.join('/'), path: c.to, dirfd: a.fd, parent: a.identity, name: src.name, expected });
     recheckSite({ root: ws.root, dir: dst.dir.join('/'), path: c.from, dirfd: b.fd, parent: b.identity, name: dst.name, expected: { kind: 'absent' } });
-    if (c.kind === 'directory') renameSync(procPath(a.fd, src.name), procPath(b.fd, dst.name));
+    if (renameNoReplace(a.fd, src.name, b.fd, dst.name) === 'moved') {
+      // atomic, and never over an entry that appeared since the re-check
+    } else if (c.kind === 'directory') renameSync(procPath(a.fd, src.name), procPath(b.fd, dst.name));
     else {
       linkSync(procPath(a.fd, src.name), procPath(b.fd, dst.name));
       unlinkSync(procPath(a.fd, src.name));
@@ -157,11 +160,13 @@ export async function restoreTree(ws: Workspace, artifacts: ArtifactSink, c: Ext
   });
   const { dir, name } = split(c.path);
   const d = openDirectoryBeneath(ws.rootFd, ws.root, dir, { create: true });
-  const tmp = `.tg-${randomBytes(8).toString('hex')}.restore`;
+  const tmp = tempName('restore');
   try {
     buildTree(d.fd, tmp, entries);
     recheckSite({ root: ws.root, dir: dir.join('/'), path: c.path, dirfd: d.fd, parent: d.identity, name, expected: { kind: 'absent' } });
-    if (entries[0]?.kind === 'directory') renameSync(procPath(d.fd, tmp), procPath(d.fd, name));
+    if (renameNoReplace(d.fd, tmp, d.fd, name) === 'moved') {
+      // atomic, and never over an entry that appeared since the re-check
+    } else if (entries[0]?.kind === 'directory') renameSync(procPath(d.fd, tmp), procPath(d.fd, name));
     else {
       linkSync(procPath(d.fd, tmp), procPath(d.fd, name));
       unlinkSync(procPath(d.fd, tmp));
