@@ -43,7 +43,8 @@ export async function startServe(extraArgs: readonly string[] = [], opts: { nofi
       d.cleanup();
     }
   };
-  if (!(await waitFor(() => /serving MCP on (\S+)/.test(stderr) || child.exitCode !== null, 30_000))) {
+  // The limits line comes last of the start-up lines.
+  if (!(await waitFor(() => /toolgate: limits: .*\n/.test(stderr) || child.exitCode !== null, 30_000))) {
     await stop();
     throw new Error(`server did not start: ${stderr}`);
   }
