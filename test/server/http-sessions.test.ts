@@ -177,9 +177,9 @@ describe('serve --http sessions: one client cannot evict the others', () => {
       const own = await serveMcpHttp(rt, { port: 0, maxSessions: 1, sessionIdleMs: 200 });
       const busy = await legacyClient(own.url);
       try {
-        const call = busy.callTool({ name: 'test_slow', arguments: { label: 'in-use', ms: 4_000 } });
+        const call = busy.callTool({ name: 'test_slow', arguments: { label: 'in-use', ms: 8_000 } });
         call.catch(() => {}); // awaited below; an early assertion must not leave it unhandled
-        assert.ok(await waitFor(() => ledgerLines(ledger).includes('start in-use'), 10_000), 'tool started');
+        assert.ok(await waitFor(() => ledgerLines(ledger).includes('start in-use'), 30_000), 'tool started');
         // Five idle timeouts into the call: a newcomer is refused, the busy session stays.
         await new Promise((r) => setTimeout(r, 1_000));
         assert.ok(!ledgerLines(ledger).includes('end in-use'), 'the call is still running');
