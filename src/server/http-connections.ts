@@ -15,10 +15,6 @@ export interface ConnectionGuardOptions {
 }
 
 export interface ConnectionGuard {
-  /** Connections held now. */
-  readonly size: number;
-  /** Connections closed to make room, and connections refused because none was idle. */
-  readonly counts: { readonly evicted: number; readonly refused: number };
   /** Marks the connection busy until the response closes; false (socket destroyed) for a refused connection. */
   track(req: IncomingMessage, res: ServerResponse): boolean;
   dispose(): void;
@@ -39,7 +35,6 @@ export function guardConnections(http: HttpServer, opts: ConnectionGuardOptions)
   const held = new Map<Socket, number>();
   /** Held connections with no request in flight, oldest idle first (a Set keeps insertion order). */
   const idle = new Set<Socket>();
-  const counts = { evicted: 0, refused: 0 };
 
   const forget = (socket: Socket): void => {
     held.delete(socket);
@@ -50,11 +45,9 @@ export function guardConnections(http: HttpServer, opts: ConnectionGuardOptions)
     if (held.size >= opts.maxConnections) {
       const oldest = idle.values().next();
       if (oldest.done === true) {
-        counts.refused++;
         socket.end(refusalOf(opts.maxConnections), () => socket.destroy());
         return;
       }
-      counts.evicted++;
       forget(oldest.value);
       oldest.value.destroy();
     }
@@ -88,12 +81,5 @@ export function guardConnections(http: HttpServer, opts: ConnectionGuardOptions)
   };
 
   http.on('connection', onConnection);
-  return {
-    get size() {
-      return held.size;
-    },
-    counts,
-    track,
-    dispose: () => http.off('connection', onConnection),
-  };
+  return { track, dispose: () => http.off('connection', onConnection) };
 }
