@@ -1,12 +1,49 @@
 import { readFileSync } from 'node:fs';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
-import { serveMcpHttp, serveMcpStdio } from '../server/index.js';
+import { resolveHttpLimits, serveMcpHttp, serveMcpStdio, type HttpLimits } from '../server/index.js';
 import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
 import { configPath, loadConfig } from './config.js';
 import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS } from './policy-files.js';
 import { UsageError, type Command } from './usage.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+const LIMIT_OPTIONS = {
+  'max-connections': { type: 'string' },
+  'connection-idle-ms': { type: 'string' },
+  'headers-timeout-ms': { type: 'string' },
+  'request-timeout-ms': { type: 'string' },
+  'keep-alive-timeout-ms': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'session-idle-ms': { type: 'string' },
+} as const;
+
+/** `--http` limit flags and the option each sets (docs/mcp.md "HTTP limits"). */
+const LIMIT_FLAGS: Readonly<Record<keyof typeof LIMIT_OPTIONS, keyof HttpLimits>> = {
+  'max-connections': 'maxConnections',
+  'connection-idle-ms': 'connectionIdleMs',
+  'headers-timeout-ms': 'headersTimeoutMs',
+  'request-timeout-ms': 'requestTimeoutMs',
+  'keep-alive-timeout-ms': 'keepAliveTimeoutMs',
+  'max-sessions': 'maxSessions',
+  'session-idle-ms': 'sessionIdleMs',
+};
+
+/** The limits the flags ask for, checked against the defaults and the open-file limit before anything opens. */
+function httpLimitsOf(values: Readonly<Partial<Record<keyof typeof LIMIT_OPTIONS, string>>>): HttpLimits {
+  const given: Partial<Record<keyof HttpLimits, number>> = {};
+  for (const flag of Object.keys(LIMIT_OPTIONS) as (keyof typeof LIMIT_OPTIONS)[]) {
+    const name = LIMIT_FLAGS[flag];
+    const v = intOption(values[flag], flag);
+    if (v !== undefined) given[name] = v;
+  }
+  try {
+    return resolveHttpLimits(given);
+  } catch (e) {
+    if (e instanceof RangeError) throw new UsageError(e.message);
+    throw e;
+  }
+}
 
 /** Resolves on the first SIGINT or SIGTERM; the listeners go away with it. */
 function terminated(): { readonly signal: Promise<NodeJS.Signals>; dispose(): void } {
@@ -51,7 +88,18 @@ ${policyHelp(21)}
   --workspace DIR    workspace root (default: current directory)
   --state-dir DIR    state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)
   --config FILE      configuration (default: toolgate.config.json in the workspace, if any);
-                     flags override it`,
+                     flags override it
+
+HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the others):
+  --max-connections N        connections held at once; beyond it the oldest idle one is closed
+                             (default: half the open-file limit, at most 1024)
+  --connection-idle-ms MS    a new connection that sends nothing is closed (default 5000)
+  --headers-timeout-ms MS    request headers must arrive within (default 10000)
+  --request-timeout-ms MS    the whole request must arrive within (default 30000)
+  --keep-alive-timeout-ms MS an idle kept-alive connection is closed (default 5000)
+  --max-sessions N           2025-era sessions open at once; more are refused with 503, none is
+                             closed to make room (default 64)
+  --session-idle-ms MS       a session with nothing in flight this long is closed (default 1800000)`,
   async run(argv, io) {
     const { values, positionals } = parse(argv, {
       ...RUNTIME_OPTIONS,
@@ -60,6 +108,7 @@ ${policyHelp(21)}
       host: { type: 'string' },
       'token-file': { type: 'string' },
       task: { type: 'string' },
+      ...LIMIT_OPTIONS,
       ...POLICY_OPTIONS,
     });
     if (values.help) {
@@ -69,8 +118,10 @@ ${policyHelp(21)}
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     if ((values.stdio ?? false) === (values.http !== undefined)) throw new UsageError('give exactly one of --stdio and --http PORT');
     if (values.stdio && (values.host !== undefined || values['token-file'] !== undefined)) throw new UsageError('--host and --token-file go with --http');
+    if (values.stdio && (Object.keys(LIMIT_OPTIONS) as (keyof typeof LIMIT_OPTIONS)[]).some((flag) => values[flag] !== undefined)) throw new UsageError('the HTTP limit flags go with --http');
     const port = intOption(values.http, 'http');
     if (port !== undefined && port > 65535) throw new UsageError('--http takes a port number (0-65535)');
+    const limits = port === undefined ? undefined : httpLimitsOf(values);
     const loaded = loadConfig(values.config, values.workspace);
     const tokenFile = values['token-file'] ?? (port !== undefined ? configPath(loaded, loaded.config.serve?.token_file) : undefined);
     let token: string | undefined;
@@ -95,11 +146,17 @@ ${policyHelp(21)}
         ...(LOOPBACK.has(host) ? {} : { allowedHosts: [...localhostAllowedHostnames(), host] }),
         ...(token === undefined ? {} : { bearerToken: token }),
         ...(values.task ? { taskId: values.task } : {}),
+        ...limits,
         onError,
       });
       const stop = terminated();
       io.err(`toolgate: serving MCP on ${serving.url}${token === undefined ? '' : ' (bearer token required)'}`);
       if (!LOOPBACK.has(host) && token === undefined) io.err('toolgate: warning: listening beyond loopback without --token-file');
+      const l = serving.limits;
+      io.err(
+        `toolgate: limits: ${l.maxConnections} connections (idle ${l.connectionIdleMs} ms, headers ${l.headersTimeoutMs} ms, ` +
+          `request ${l.requestTimeoutMs} ms, keep-alive ${l.keepAliveTimeoutMs} ms), ${l.maxSessions} sessions (idle ${l.sessionIdleMs} ms)`,
+      );
       const signal = await stop.signal;
       stop.dispose();
       io.err(`toolgate: ${signal}: closing`);

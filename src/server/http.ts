@@ -1,6 +1,8 @@
 // `toolgate serve --http`: Streamable HTTP for both protocol eras. 2026-07-28 requests go to the
 // SDK's per-request handler; 2025-era requests go to sessions kept here, because in the SDK's
 // stateless fallback a client's cancellation never reaches the running call (docs/mcp-notes.md).
+// One client must not block or evict the others: connections and sessions are capped and
+// silent connections time out (http-limits.ts, http-connections.ts, http-sessions.ts).
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -11,16 +13,18 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
   WebStandardStreamableHTTPServerTransport,
-  type Server,
 } from '@modelcontextprotocol/server';
 import { constantTimeEqual, newTaskId } from '../protocol/index.js';
 import { entryOf } from '../registry/index.js';
 import type { Runtime } from '../runtime/index.js';
+import { guardConnections } from './http-connections.js';
+import { resolveHttpLimits, type HttpLimits } from './http-limits.js';
+import { SessionTable, sessionLimitResponse } from './http-sessions.js';
 import { BodyTooLarge, sendWebResponse, webRequestHead, webRequestOf } from './http-bridge.js';
 import { createMcpServer, type McpServerOptions } from './mcp-server.js';
 import { ToolListing } from './tool-listing.js';
 
-export interface HttpServeOptions extends McpServerOptions {
+export interface HttpServeOptions extends McpServerOptions, Partial<HttpLimits> {
   /** 0 picks a free port. */
   readonly port: number;
   /** Default 127.0.0.1: nothing listens beyond loopback unless asked. */
@@ -35,26 +39,26 @@ export interface HttpServeOptions extends McpServerOptions {
   readonly bearerToken?: string;
   /** Task of 2026-07-28 requests, which have no session. Default: one fresh task per server. */
   readonly taskId?: string;
-  /** 2025-era sessions kept at once; the least recently used one is closed beyond it. Default 64. */
-  readonly maxSessions?: number;
-  /** A 2025-era session unused this long is closed. Default 30 min. */
-  readonly sessionIdleMs?: number;
-  /** Largest request body read. Default 4 MiB (the SDK's own bound). */
-  readonly maxRequestBodyBytes?: number;
   readonly onError?: (error: Error) => void;
 }
 
 export interface HttpServing {
   readonly url: string;
   readonly port: number;
+  /** The limits in force (the options over the defaults, docs/mcp.md "HTTP limits"). */
+  readonly limits: HttpLimits;
   /** Closes sessions (aborting their running calls), the listener and open connections. */
   close(): Promise<void>;
 }
 
-interface Session {
-  readonly transport: WebStandardStreamableHTTPServerTransport;
-  readonly server: Server;
-  lastUsed: number;
+/** The id of a JSON-RPC request body, so that a refusal answers the request it refuses. */
+async function requestIdOf(request: Request): Promise<string | number | null> {
+  const body: unknown = await request
+    .clone()
+    .json()
+    .catch(() => null);
+  const id = typeof body === 'object' && body !== null && 'id' in body ? body.id : null;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
 function jsonError(status: number, message: string, headers: Record<string, string> = {}): Response {
@@ -70,9 +74,8 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
   const path = opts.path ?? '/mcp';
   const allowedHosts = [...(opts.allowedHosts ?? localhostAllowedHostnames())];
   const allowedOrigins = [...(opts.allowedOrigins ?? localhostAllowedOrigins())];
-  const bodyLimit = opts.maxRequestBodyBytes ?? 4 * 1024 * 1024;
-  const maxSessions = opts.maxSessions ?? 64;
-  const idleMs = opts.sessionIdleMs ?? 30 * 60_000;
+  const limits = resolveHttpLimits(opts);
+  const bodyLimit = limits.maxRequestBodyBytes;
   const modernTask = opts.taskId ?? newTaskId();
   const token = opts.bearerToken === undefined ? undefined : Buffer.from(`Bearer ${opts.bearerToken}`);
   const onError = opts.onError ?? (() => {});
@@ -82,44 +85,38 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
     onerror: onError,
     maxRequestBodySize: bodyLimit,
   });
-  const sessions = new Map<string, Session>();
+  const sessions = new SessionTable({ maxSessions: limits.maxSessions, sessionIdleMs: limits.sessionIdleMs, onError });
 
-  const closeSession = async (id: string): Promise<void> => {
-    const s = sessions.get(id);
-    if (!s) return;
-    sessions.delete(id);
-    await s.server.close().catch(onError);
-  };
-
-  const legacy = async (request: Request): Promise<Response> => {
+  const legacy = async (request: Request, res: ServerResponse): Promise<Response> => {
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
-      const s = sessions.get(id);
-      if (!s) return jsonError(404, 'Session not found');
-      s.lastUsed = Date.now();
-      return s.transport.handleRequest(request);
+      const use = sessions.use(id);
+      if (!use) return jsonError(404, 'Session not found');
+      // In use until the response closes: a running call or an open SSE stream keeps it alive.
+      if (res.closed) use.release();
+      else res.once('close', use.release);
+      return use.session.transport.handleRequest(request);
     }
-    if (sessions.size >= maxSessions) {
-      const oldest = [...sessions.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
-      if (oldest) await closeSession(oldest[0]);
+    const admitted = sessions.reserve();
+    if ('limit' in admitted) return sessionLimitResponse(admitted.limit, await requestIdOf(request));
+    const { reservation } = admitted;
+    try {
+      // One session is one task; a reconnect is a new session and so a new task.
+      const server = createMcpServer(rt, listing, { taskId: newTaskId() }, opts);
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (sid): void => reservation.add(sid, { transport, server }),
+        onsessionclosed: (sid) => sessions.forget(sid),
+        maxRequestBodySize: bodyLimit,
+      });
+      await server.connect(transport);
+      const response = await transport.handleRequest(request);
+      // Not an initialize that opened a session: nothing will use this instance again.
+      if (transport.sessionId === undefined) await server.close().catch(onError);
+      return response;
+    } finally {
+      reservation.settle();
     }
-    // One session is one task; a reconnect is a new session and so a new task.
-    const server = createMcpServer(rt, listing, { taskId: newTaskId() }, opts);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (sid) => {
-        sessions.set(sid, { transport, server, lastUsed: Date.now() });
-      },
-      onsessionclosed: (sid) => {
-        sessions.delete(sid);
-      },
-      maxRequestBodySize: bodyLimit,
-    });
-    await server.connect(transport);
-    const response = await transport.handleRequest(request);
-    // Not an initialize that opened a session: nothing will use this instance again.
-    if (transport.sessionId === undefined) await server.close().catch(onError);
-    return response;
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<Response> => {
@@ -140,29 +137,40 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
       if (e instanceof BodyTooLarge) return jsonError(413, e.message);
       throw e;
     }
-    return (await isLegacyRequest(request, undefined, { maxRequestBodySize: bodyLimit })) ? legacy(request) : modern.fetch(request);
+    return (await isLegacyRequest(request, undefined, { maxRequestBodySize: bodyLimit })) ? legacy(request, res) : modern.fetch(request);
   };
 
-  const http: HttpServer = createServer((req, res) => {
-    route(req, res)
-      .then((response) => sendWebResponse(res, response))
-      .catch((e: unknown) => {
-        onError(e instanceof Error ? e : new Error(String(e)));
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end();
-      });
-  });
+  const http: HttpServer = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node checks the headers and request timeouts on this interval (default 30 s, which
+      // let silent sockets live 90 s); 1 s keeps the bound close to what is documented.
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+    (req, res) => {
+      if (!connections.track(req, res)) return;
+      route(req, res)
+        .then((response) => sendWebResponse(res, response))
+        .catch((e: unknown) => {
+          onError(e instanceof Error ? e : new Error(String(e)));
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+          res.end();
+        });
+    },
+  );
+  const connections = guardConnections(http, limits);
 
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, s] of sessions) if (now - s.lastUsed > idleMs) void closeSession(id);
-  }, Math.min(idleMs, 60_000));
+  const sweep = setInterval(() => sessions.expireIdle(), Math.min(limits.sessionIdleMs, 60_000));
   sweep.unref();
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(opts.port, host, () => {
       http.off('error', reject);
+      // A later accept error (EMFILE beyond every cap) is reported, not a crash of the process.
+      http.on('error', onError);
       resolve();
     });
   });
@@ -171,13 +179,15 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`,
     port,
+    limits,
     close: () =>
       (closing ??= (async () => {
         clearInterval(sweep);
         const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-        await Promise.all([...sessions.keys()].map(closeSession));
+        await sessions.closeAll();
         await modern.close();
         http.closeAllConnections();
+        connections.dispose();
         await stopped;
       })()),
   };
