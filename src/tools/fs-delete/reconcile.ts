@@ -5,14 +5,14 @@
 import { closeSync } from 'node:fs';
 import { z } from 'zod';
 import type { EffectIntent, ReconcileContext, ReconcileVerdict } from '../../registry/index.js';
-import { openDirectoryBeneath, syncDirectories } from '../../resources/index.js';
+import { isToolgateTempName, openDirectoryBeneath, syncDirectories } from '../../resources/index.js';
 import { removeTree } from '../../resources/paths/tree.js';
 import { identityAt, reconcileFileSet } from '../fs-write/reconcile.js';
 
 export const treeIntent = z.strictObject({
   kind: z.literal('tree'),
   path: z.string(),
-  trash: z.string().regex(/^\.tg-[0-9a-f]+\.del$/),
+  trash: z.string().refine((name) => isToolgateTempName(name) && name.endsWith('.del'), 'a Toolgate trash name'),
   identity: z.strictObject({ dev: z.number(), ino: z.number() }),
   manifest: z.string(),
   entries: z.number().int(),
