@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTOCOL_VERSION, type Receipt } from '../../src/protocol/index.js';
@@ -10,6 +10,7 @@ import type { TaskGrant } from '../../src/policy/index.js';
 import { anyTool } from '../../src/registry/index.js';
 import { builtinTools } from '../../src/tools/index.js';
 import { createShellExec } from '../../src/tools/shell-exec/tool.js';
+import { filesUnder } from '../support/fixtures.js';
 
 // Fresh canaries, planted in every place a call can carry a secret, must appear nowhere under
 // the state dir: raw bytes of the database, its WAL and every artifact (docs/redaction.md).
@@ -73,15 +74,6 @@ function needles(c: Canaries): [string, string][] {
   ];
 }
 
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const n of readdirSync(dir)) {
-    const p = join(dir, n);
-    if (statSync(p).isDirectory()) out.push(...filesUnder(p));
-    else out.push(p);
-  }
-  return out;
-}
 
 function leaks(state: string, list: readonly [string, string][]): string[] {
   const files = filesUnder(state).map((f) => ({ f, bytes: readFileSync(f) }));

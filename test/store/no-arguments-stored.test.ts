@@ -5,26 +5,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { envelope, tempDirs } from '../support/fixtures.js';
+import { envelope, filesUnder, tempDirs } from '../support/fixtures.js';
 import { createRuntime, type TaskGrant } from '../../src/runtime/index.js';
 import { CORE_MIGRATIONS, SqliteStore, migrate } from '../../src/store/index.js';
 
 const GRANT: TaskGrant = { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**', '.'], write: ['**', '.'] };
 const canary = (where: string): string => `CANARY${where}${randomBytes(12).toString('hex')}`;
 
-/** Every file under the state dir, raw bytes (like strings(1) over the DB, WAL and artifacts). */
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...filesUnder(p));
-    else out.push(p);
-  }
-  return out;
-}
 
 function whereFound(state: string, canaries: readonly string[]): string[] {
   const found: string[] = [];

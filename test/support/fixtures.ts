@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTOCOL_VERSION } from '../../src/protocol/index.js';
@@ -30,4 +30,15 @@ export function testRuntime(opts: Partial<RuntimeOptions> = {}): { rt: Runtime; 
       dirs.cleanup();
     },
   };
+}
+
+/** Every file under `dir` (to scan raw bytes of a state dir: the DB, its WAL, every artifact). */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...filesUnder(p));
+    else out.push(p);
+  }
+  return out;
 }

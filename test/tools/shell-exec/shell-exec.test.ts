@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTOCOL_VERSION, type Digest, type Receipt } from '../../../src/protocol/index.js';
@@ -10,6 +10,7 @@ import type { TaskGrant } from '../../../src/policy/index.js';
 import { createShellExec, type ShellExecOptions } from '../../../src/tools/shell-exec/tool.js';
 import type { ShellExecResult } from '../../../src/tools/shell-exec/schema.js';
 import { newMarker, processesWithMarker, waitFor } from '../../sandbox/fixtures.js';
+import { filesUnder } from '../../support/fixtures.js';
 
 // The spine grant matches paths with globs; '.' (the workspace root) is named explicitly.
 const GRANT: TaskGrant = { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**'], write: ['**'] };
@@ -50,17 +51,12 @@ function call(args: Record<string, unknown>, extra: Record<string, unknown> = {}
   return { protocol_version: PROTOCOL_VERSION, task_id: 'task-shell', tool: 'shell.exec', arguments: args, ...extra };
 }
 
-const resultOf = (r: Receipt): ShellExecResult => r.result as ShellExecResult;
+/** The command's result (a receipt of a command that never ran, e.g. no sandbox, fails here with its error, not later on a null). */
+const resultOf = (r: Receipt): ShellExecResult => {
+  assert.notEqual(r.result, null, JSON.stringify(r.error));
+  return r.result as ShellExecResult;
+};
 
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const n of readdirSync(dir)) {
-    const p = join(dir, n);
-    if (statSync(p).isDirectory()) out.push(...filesUnder(p));
-    else out.push(p);
-  }
-  return out;
-}
 
 test('a command runs in the sandbox and its receipt lists exit code, isolation, limits and the paths it changed', async () => {
   const r = rig({ git: true });
