@@ -38,22 +38,36 @@ function run(cmd, args, opts = {}) {
   return r;
 }
 
+/** Whether `node` can load the addon at `file` (a binary built for another ABI throws). */
+function loads(node, file) {
+  return spawnSync(node, ['-e', 'process.dlopen({ exports: {} }, process.argv[1])', file], { stdio: 'ignore' }).status === 0;
+}
+
 /** better_sqlite3.node for this Node's ABI, built once from the checkout's better-sqlite3 sources. */
 function sqliteBinding(nodeDir, node) {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8'));
   const abi = spawnSync(node, ['-p', 'process.versions.modules'], { encoding: 'utf8' }).stdout.trim();
   const cacheBase = process.env.XDG_CACHE_HOME && process.env.XDG_CACHE_HOME.startsWith('/') ? process.env.XDG_CACHE_HOME : join(homedir(), '.cache');
   const cached = join(cacheBase, 'toolgate', `better-sqlite3-${pkg.version}-abi${abi}.node`);
-  if (existsSync(cached)) return cached;
+  if (existsSync(cached) && loads(node, cached)) return cached;
   const src = join(WORK, `build-better-sqlite3-abi${abi}`);
   rmSync(src, { recursive: true, force: true });
   cpSync(join(ROOT, 'node_modules/better-sqlite3'), src, { recursive: true, filter: (p) => !p.includes('/build/') && !p.endsWith('/build') });
   const npmRoot = spawnSync('npm', ['root', '-g'], { encoding: 'utf8' }).stdout.trim();
   const gyp = join(npmRoot, 'npm/node_modules/node-gyp/bin/node-gyp.js');
   console.log(`building better-sqlite3 ${pkg.version} for ABI ${abi} (once; cached in ${cached})`);
-  run(node, [gyp, 'rebuild', '--release', '--loglevel=error', `--nodedir=${nodeDir}`], { cwd: src, env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}` }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // node-gyp takes npm_config_* from the environment over its flags, and `npm run` passes the
+  // user's (a machine set up to build offline for its own Node has nodedir=/usr): drop them all.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_config_')));
+  run(node, [gyp, 'rebuild', '--release', '--loglevel=error', `--nodedir=${nodeDir}`], {
+    cwd: src,
+    env: { ...env, npm_config_nodedir: nodeDir, PATH: `${dirname(node)}:${process.env.PATH}` },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const built = join(src, 'build/Release/better_sqlite3.node');
+  if (!loads(node, built)) throw new Error(`better-sqlite3 built in ${src} does not load on ${node}`);
   mkdirSync(dirname(cached), { recursive: true });
-  cpSync(join(src, 'build/Release/better_sqlite3.node'), cached);
+  cpSync(built, cached);
   rmSync(src, { recursive: true, force: true });
   return cached;
 }
