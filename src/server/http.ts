@@ -162,18 +162,25 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
   );
   const connections = guardConnections(http, limits);
 
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(opts.port, host, () => {
+        http.off('error', reject);
+        // A later accept error (EMFILE beyond every cap) is reported, not a crash of the process.
+        http.on('error', onError);
+        resolve();
+      });
+    });
+  } catch (e) {
+    // Nothing this call made may outlive a failed start (a port in use, a host not ours).
+    connections.dispose();
+    await modern.close();
+    throw e;
+  }
+  // Only once listening: a failed start leaves no timer behind.
   const sweep = setInterval(() => sessions.expireIdle(), Math.min(limits.sessionIdleMs, 60_000));
   sweep.unref();
-
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(opts.port, host, () => {
-      http.off('error', reject);
-      // A later accept error (EMFILE beyond every cap) is reported, not a crash of the process.
-      http.on('error', onError);
-      resolve();
-    });
-  });
   const port = (http.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {

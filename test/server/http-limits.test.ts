@@ -63,6 +63,31 @@ describe('serve --http connection bounds, in process', () => {
     dirs.cleanup();
   });
 
+  it('a start on a port already in use rejects and leaves no interval behind', async () => {
+    const first = await serveMcpHttp(rt, { port: 0 });
+    // Unref'd intervals are not in getActiveResourcesInfo(): count the ones made and not cleared.
+    const live = new Set<unknown>();
+    const { setInterval: set, clearInterval: clear } = globalThis;
+    globalThis.setInterval = ((...a: Parameters<typeof set>) => {
+      const t = set(...a);
+      live.add(t);
+      return t;
+    }) as typeof set;
+    globalThis.clearInterval = ((t: Parameters<typeof clear>[0]) => {
+      live.delete(t);
+      clear(t);
+    }) as typeof clear;
+    try {
+      await assert.rejects(serveMcpHttp(rt, { port: first.port }), (e: NodeJS.ErrnoException) => e.code === 'EADDRINUSE');
+      assert.equal(live.size, 0, 'the failed start left an interval running');
+    } finally {
+      globalThis.setInterval = set;
+      globalThis.clearInterval = clear;
+      for (const t of live) clear(t as NodeJS.Timeout);
+      await first.close();
+    }
+  });
+
   it('closes a connection that trickles its headers at the headers timeout', async () => {
     const own = await serveMcpHttp(rt, { port: 0, headersTimeoutMs: 1_000, connectionIdleMs: 1_000 });
     const socket = connect(own.port, '127.0.0.1');
