@@ -79,6 +79,20 @@ export function ownOpenFileLimit(): number {
   return Number(line?.split(/\s{2,}/)[1] ?? 1024);
 }
 
+/**
+ * Connections the kernel's own SYN-flood and accept-queue defences may have kept from the
+ * server: a SYN answered with a cookie, or an ACK dropped by a full accept queue, leaves the
+ * client believing it is connected while the server process never sees the socket (so it can
+ * never close it). Summed from /proc/net/netstat, whose TcpExt line this netns owns.
+ */
+export function kernelListenDrops(): number {
+  const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((l) => l.startsWith('TcpExt:'));
+  const names = (lines[0] ?? '').split(/\s+/);
+  const values = (lines[1] ?? '').split(/\s+/);
+  const of = (name: string): number => Number(values[names.indexOf(name)] ?? 0);
+  return of('SyncookiesSent') + of('ListenOverflows') + of('ListenDrops');
+}
+
 export interface Flood {
   readonly sockets: readonly Socket[];
   /** Flood sockets the server has closed so far. */
@@ -100,7 +114,9 @@ export async function openSilentSockets(port: number, count: number, onBatch: ()
     s.once('close', () => closed++);
     sockets.push(s);
     if (i % 100 === 99) {
-      await new Promise((r) => setImmediate(r));
+      // Let this batch's handshakes settle before the next, so the flood does not simply
+      // overflow the kernel's SYN queue (the server could never close what it never received).
+      await waitFor(() => sockets.every((s) => !s.connecting), 30_000);
       onBatch();
     }
   }
