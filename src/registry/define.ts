@@ -46,6 +46,11 @@ export interface ToolSpec<A, R, P> {
   readonly max_output_bytes: number;
   readonly cancellation: CancellationMode;
   readonly idempotency: IdempotencyContract;
+  /**
+   * Its succeeded receipts carry mutation evidence (src/resources/mutation) that fs.undo can
+   * restore. Wiring between tools, not part of the manifest: agents see `reversible`.
+   */
+  readonly undoable?: boolean;
   readonly redaction?: RedactionRules;
   readonly deprecation?: DeprecationState;
   /** Digest of the implementation; derived from the code when absent. */
@@ -56,6 +61,7 @@ export interface ToolSpec<A, R, P> {
 }
 
 export interface ToolDefinition<A = unknown, R = unknown, P = unknown> extends ToolSpec<A, R, P> {
+  readonly undoable: boolean;
   readonly redaction: RedactionRules;
   readonly deprecation: DeprecationState;
   readonly implementation_digest: string;
@@ -74,6 +80,7 @@ export function defineTool<A, R, P = undefined>(spec: ToolSpec<A, R, P>): ToolDe
     digestOf([spec.normalize.toString(), spec.execute.toString(), spec.reconcile?.toString() ?? null]);
   return {
     ...spec,
+    undoable: spec.undoable ?? false,
     redaction: spec.redaction ?? { fields: [], patterns: true },
     deprecation: spec.deprecation ?? { state: 'active' },
     implementation_digest,

@@ -38,3 +38,4 @@ export {
   type ChangeSeverity,
   type SchemaSide,
 } from './change.js';
+export { asOutcome, failedOutcome } from './outcome.js';

@@ -28,3 +28,26 @@ export { renameNoReplace, hasRenameNoReplace } from './paths/renameat2.js';
 export { secretNameOf, refuseSecretLink, SECRET_LINK_WALK_LIMIT, type LinkedFile } from './paths/secret-links.js';
 export { tempName, partName, ownerTag, isToolgateTempName, ownerIsGone } from './paths/temp-name.js';
 export { sweepWorkspaceTemps, SWEEP_ENTRY_LIMIT } from './paths/sweep-temps.js';
+export { walkTree, removeTree, buildTree, type TreeEntry, type TreeLimits, type RebuildEntry } from './paths/tree.js';
+export {
+  fileImage,
+  changeRecord,
+  mutationEvidence,
+  storePreimage,
+  PreimageBundle,
+  postImage,
+  commitFileSet,
+  removeCreatedDirs,
+  reconcileFileSet,
+  openForUndo,
+  identityAt,
+  removeEmptyDirs,
+  usesCrlf,
+  type FileImage,
+  type ChangeRecord,
+  type MutationEvidence,
+  type MutationContext,
+  type PlannedWrite,
+  type CommitResult,
+  type FileSetOptions,
+} from './mutation/index.js';

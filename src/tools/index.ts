@@ -1,4 +1,5 @@
-// The one list of built-in tools. Adding a tool = a folder under src/tools/ and a line here.
+// The one list of built-in tools. Adding a tool = a folder under src/tools/ and a line here;
+// this is the only file that imports a tool folder, and no tool folder imports another.
 import { anyTool, type AnyTool } from '../registry/index.js';
 import { createFsRead } from './fs-read/tool.js';
 import { createFsSearch } from './fs-search/tool.js';
@@ -11,14 +12,18 @@ import { createShellExec } from './shell-exec/tool.js';
 
 /** Fresh definitions (each holds its own caches): one set per runtime. */
 export function builtinTools(): AnyTool[] {
-  return [
+  // fs.undo restores the receipts of the tools in this list whose definition says `undoable`.
+  const undoable = new Set<string>();
+  const tools = [
     anyTool(createFsRead()),
     anyTool(createFsSearch()),
     anyTool(createFsWrite()),
     anyTool(createFsPatch()),
     anyTool(createFsDelete()),
     anyTool(createFsRename()),
-    anyTool(createFsUndo()),
+    anyTool(createFsUndo({ undoable: (tool) => undoable.has(tool) })),
     anyTool(createShellExec()),
   ];
+  for (const t of tools) if (t.undoable) undoable.add(t.name);
+  return tools;
 }

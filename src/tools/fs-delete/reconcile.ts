@@ -5,9 +5,7 @@
 import { closeSync } from 'node:fs';
 import { z } from 'zod';
 import type { EffectIntent, ReconcileContext, ReconcileVerdict } from '../../registry/index.js';
-import { isToolgateTempName, openDirectoryBeneath, syncDirectories } from '../../resources/index.js';
-import { removeTree } from '../../resources/paths/tree.js';
-import { identityAt, reconcileFileSet } from '../fs-write/reconcile.js';
+import { identityAt, isToolgateTempName, openDirectoryBeneath, reconcileFileSet, removeTree, syncDirectories } from '../../resources/index.js';
 
 export const treeIntent = z.strictObject({
   kind: z.literal('tree'),

@@ -1,23 +1,25 @@
 import { closeSync, renameSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolgateError, type ArtifactRef } from '../../protocol/index.js';
-import { defineTool, type ToolDefinition } from '../../registry/index.js';
+import { asOutcome, defineTool, failedOutcome, type ToolDefinition } from '../../registry/index.js';
 import {
   assertWritable,
+  commitFileSet,
   openDirectoryBeneath,
   openWriteTarget,
+  PreimageBundle,
   procPath,
   recheckSite,
   refuseSecretLink,
+  removeTree,
   resolveStable,
   syncDirectories,
   tempName,
+  walkTree,
   type ResolvedPath,
+  type TreeEntry,
   type Workspace,
 } from '../../resources/index.js';
-import { removeTree, walkTree, type TreeEntry } from '../../resources/paths/tree.js';
-import { commitFileSet } from '../fs-write/file-set.js';
-import { asOutcome, failedOutcome, PreimageBundle } from '../undo/record.js';
 import { trackedEntries } from './tracked.js';
 import { reconcileFsDelete, treeIntentOf } from './reconcile.js';
 
@@ -94,6 +96,7 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
     max_output_bytes: 64 * 1024,
     cancellation: 'uninterruptible',
     idempotency: 'reconcile',
+    undoable: true,
     reconcile: reconcileFsDelete,
     normalize(args, ctx) {
       const r = resolveStable(ctx.workspace, args.path, { leafNoFollow: true });

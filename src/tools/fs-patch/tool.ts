@@ -1,10 +1,18 @@
 import { z } from 'zod';
 import { ToolgateError, sha256Hex } from '../../protocol/index.js';
-import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { openWriteTarget, refuseSecretLink, resolveWriteTarget, writableMode, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
-import { asOutcome } from '../undo/record.js';
-import { commitFileSet, type PlannedWrite } from '../fs-write/file-set.js';
-import { usesCrlf } from '../fs-write/content.js';
+import { asOutcome, defineTool, type ToolDefinition } from '../../registry/index.js';
+import {
+  commitFileSet,
+  openWriteTarget,
+  refuseSecretLink,
+  resolveWriteTarget,
+  usesCrlf,
+  writableMode,
+  type FileBytes,
+  type OpenedTarget,
+  type PlannedWrite,
+  type WriteTarget,
+} from '../../resources/index.js';
 import { applyEdits } from './apply.js';
 import { diffHunks, formatDiff, type FileDiff } from './diff.js';
 import { applyHunks } from './hunks.js';
@@ -116,6 +124,7 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
     max_output_bytes: 4 * 1024 * 1024,
     cancellation: 'uninterruptible',
     idempotency: 'reconcile',
+    undoable: true,
     reconcile: reconcileFsPatch,
     normalize(args, ctx) {
       const seen = new Set<string>();

@@ -5,9 +5,7 @@
 import { unlinkSync, closeSync } from 'node:fs';
 import { z } from 'zod';
 import type { EffectIntent, ReconcileContext, ReconcileVerdict } from '../../registry/index.js';
-import { openDirectoryBeneath, procPath, syncDirectories } from '../../resources/index.js';
-import { fileImage, type ChangeRecord } from '../undo/record.js';
-import { identityAt } from '../fs-write/reconcile.js';
+import { fileImage, identityAt, openDirectoryBeneath, procPath, syncDirectories, type ChangeRecord } from '../../resources/index.js';
 
 export const renameIntent = z.strictObject({
   kind: z.literal('rename'),

@@ -1,7 +1,7 @@
 import { closeSync, linkSync, lstatSync, renameSync, unlinkSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolgateError, sha256Hex, type ArtifactRef } from '../../protocol/index.js';
-import { defineTool, type ToolDefinition } from '../../registry/index.js';
+import { asOutcome, defineTool, failedOutcome, type ToolDefinition } from '../../registry/index.js';
 import {
   assertWritable,
   openDirectoryBeneath,
@@ -11,12 +11,14 @@ import {
   refuseSecretLink,
   renameNoReplace,
   resolveStable,
+  storePreimage,
   syncDirectories,
   leafStateOf,
+  type ChangeRecord,
+  type FileImage,
   type OpenedTarget,
   type ResolvedPath,
 } from '../../resources/index.js';
-import { asOutcome, failedOutcome, storePreimage, type ChangeRecord, type FileImage } from '../undo/record.js';
 import { reconcileFsRename, renameIntentOf } from './reconcile.js';
 
 export const FS_RENAME_MAX_PREIMAGE_BYTES = 64 * 1024 * 1024;
@@ -75,6 +77,7 @@ export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, P
     max_output_bytes: 16 * 1024,
     cancellation: 'uninterruptible',
     idempotency: 'reconcile',
+    undoable: true,
     reconcile: reconcileFsRename,
     normalize(args, ctx) {
       const from = resolveStable(ctx.workspace, args.from, { leafNoFollow: true });

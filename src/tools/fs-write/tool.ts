@@ -1,9 +1,17 @@
 import { z } from 'zod';
 import { ToolgateError, sha256Hex } from '../../protocol/index.js';
-import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { openWriteTarget, refuseSecretLink, resolveWriteTarget, writableMode, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
-import { asOutcome, failedOutcome } from '../undo/record.js';
-import { commitFileSet, removeCreatedDirs } from './file-set.js';
+import { asOutcome, defineTool, failedOutcome, type ToolDefinition } from '../../registry/index.js';
+import {
+  commitFileSet,
+  openWriteTarget,
+  refuseSecretLink,
+  removeCreatedDirs,
+  resolveWriteTarget,
+  writableMode,
+  type FileBytes,
+  type OpenedTarget,
+  type WriteTarget,
+} from '../../resources/index.js';
 import { applyNewlines, withExecutable } from './content.js';
 import { reconcileFsWrite } from './reconcile.js';
 
@@ -61,6 +69,7 @@ export function createFsWrite(): ToolDefinition<FsWriteArgs, FsWriteResult, Prep
     max_output_bytes: 64 * 1024,
     cancellation: 'uninterruptible',
     idempotency: 'reconcile',
+    undoable: true,
     reconcile: reconcileFsWrite,
     normalize(args, ctx) {
       const bytes = args.encoding === 'base64' ? Buffer.from(args.content, 'base64') : Buffer.from(args.content, 'utf8');

@@ -1,5 +1,5 @@
 import type { ReconcileContext, ReconcileVerdict } from '../../registry/index.js';
-import { reconcileFileSet } from '../fs-write/reconcile.js';
+import { reconcileFileSet } from '../../resources/index.js';
 
 /**
  * fs.undo: its renames and tree restores record no intent, and may precede its file set; so

@@ -1,25 +1,26 @@
 // The checks and effects of undo, one change record at a time. A record can be undone only when
 // the workspace still holds exactly what the mutation left (its post-images); otherwise it is
 // a conflict, named by path.
-import { closeSync, linkSync, lstatSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
+import { closeSync, linkSync, lstatSync, renameSync, unlinkSync } from 'node:fs';
 import { ToolgateError, sha256Hex, type Digest } from '../../protocol/index.js';
 import type { ArtifactSink } from '../../registry/index.js';
 import {
-  assertWritable,
+  buildTree,
   openDirectoryBeneath,
-  openWriteTarget,
+  openForUndo,
   procPath,
   recheckSite,
+  removeTree,
   renameNoReplace,
   syncDirectories,
   leafStateOf,
   tempName,
+  type ChangeRecord,
   type FileBytes,
-  type OpenedTarget,
+  type FileImage,
+  type RebuildEntry,
   type Workspace,
 } from '../../resources/index.js';
-import { buildTree, removeTree, type RebuildEntry } from '../../resources/paths/tree.js';
-import type { ChangeRecord, FileImage } from './record.js';
 
 export interface Conflict {
   readonly path: string;
@@ -28,23 +29,9 @@ export interface Conflict {
   readonly actual_sha256: string | null;
 }
 
-const MAX_BYTES = 256 * 1024 * 1024;
-
 function split(path: string): { dir: string[]; name: string } {
   const parts = path.split('/');
   return { dir: parts.slice(0, -1), name: parts[parts.length - 1] as string };
-}
-
-/** Opens a path for undo; a missing parent reads as a missing file. */
-export function openForUndo(ws: Workspace, path: string, createParents: boolean): OpenedTarget | null {
-  assertWritable(ws, path, path);
-  const { dir, name } = split(path);
-  try {
-    return openWriteTarget(ws, { path, dir, name, exists: true, parent: null }, { createParents, maxBytes: MAX_BYTES });
-  } catch (e) {
-    if (ToolgateError.isInstance(e) && e.code === 'not_found') return null;
-    throw e;
-  }
 }
 
 /** The current sha256 at `path` (null when absent), and whether it is something other than a file. */
@@ -181,22 +168,5 @@ export async function restoreTree(ws: Workspace, artifacts: ArtifactSink, c: Ext
     throw e;
   } finally {
     if (d.fd !== ws.rootFd) closeSync(d.fd);
-  }
-}
-
-/** Removes directories a write created, innermost first, when they are empty again (through the open parent). */
-export function removeEmptyDirs(ws: Workspace, dirs: readonly string[]): void {
-  for (const dir of [...dirs].reverse()) {
-    const { dir: parent, name } = split(dir);
-    try {
-      const d = openDirectoryBeneath(ws.rootFd, ws.root, parent, { create: false });
-      try {
-        rmdirSync(procPath(d.fd, name));
-      } finally {
-        if (d.fd !== ws.rootFd) closeSync(d.fd);
-      }
-    } catch {
-      // not empty, gone, or no longer reachable without a link: leave it
-    }
   }
 }

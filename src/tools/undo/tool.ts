@@ -1,12 +1,9 @@
 import { z } from 'zod';
 import { ToolgateError, type ArtifactRef, type ReceiptId, type Resource } from '../../protocol/index.js';
-import { defineTool, type NormalizeContext, type ReceiptLookup, type ToolDefinition } from '../../registry/index.js';
-import { commitFileSet, type PlannedWrite } from '../fs-write/file-set.js';
-import { asOutcome, failedOutcome, mutationEvidence, type ChangeRecord, type MutationEvidence } from './record.js';
-import { conflictsOf, openForUndo, preimageBytes, removeEmptyDirs, renameBack, restoreTree, type Conflict } from './restore.js';
+import { asOutcome, defineTool, failedOutcome, type NormalizeContext, type ReceiptLookup, type ToolDefinition } from '../../registry/index.js';
+import { commitFileSet, mutationEvidence, openForUndo, removeEmptyDirs, type ChangeRecord, type MutationEvidence, type PlannedWrite } from '../../resources/index.js';
+import { conflictsOf, preimageBytes, renameBack, restoreTree, type Conflict } from './restore.js';
 import { reconcileFsUndo } from './reconcile.js';
-
-export const UNDOABLE_TOOLS: readonly string[] = ['fs.write', 'fs.patch', 'fs.delete', 'fs.rename', 'fs.undo'];
 
 export const fsUndoArgs = z.strictObject({ receipt_id: z.string().regex(/^rcpt_[0-9a-f]{32}$/, 'a receipt id') });
 export type FsUndoArgs = z.infer<typeof fsUndoArgs>;
@@ -22,11 +19,16 @@ function pathsOf(c: ChangeRecord): string[] {
   return c.op === 'rename' ? [c.to, c.from] : [c.path];
 }
 
+/** Which tools' receipts fs.undo restores: the ones whose definition says `undoable`. */
+export interface FsUndoOptions {
+  undoable(tool: string): boolean;
+}
+
 /** The mutation evidence of a receipt this workspace can undo, or a typed refusal. */
-export function undoableEvidence(receipts: ReceiptLookup, id: string, workspaceId: string): MutationEvidence {
+export function evidenceToUndo(receipts: ReceiptLookup, id: string, workspaceId: string, undoable: FsUndoOptions['undoable']): MutationEvidence {
   const receipt = receipts.get(id as ReceiptId);
   if (!receipt) throw new ToolgateError('not_found', `no receipt ${id}`, { receipt_id: id });
-  if (!UNDOABLE_TOOLS.includes(receipt.tool)) throw new ToolgateError('invalid_resource', `${receipt.tool} receipts cannot be undone`, { receipt_id: id, tool: receipt.tool });
+  if (!undoable(receipt.tool)) throw new ToolgateError('invalid_resource', `${receipt.tool} receipts cannot be undone`, { receipt_id: id, tool: receipt.tool });
   if (receipt.status !== 'succeeded') throw new ToolgateError('invalid_resource', `receipt ${id} did not succeed (${receipt.status}); there is nothing to undo`, { receipt_id: id, status: receipt.status });
   const parsed = mutationEvidence.safeParse(receipt.evidence);
   if (!parsed.success) throw new ToolgateError('invalid_resource', `receipt ${id} carries no undo record`, { receipt_id: id });
@@ -35,7 +37,8 @@ export function undoableEvidence(receipts: ReceiptLookup, id: string, workspaceI
 }
 
 /** fs.undo: restores the preimages of a mutation's receipt while its post-images are still in place. */
-export function createFsUndo(): ToolDefinition<FsUndoArgs, FsUndoResult, null> {
+export function createFsUndo(opts: FsUndoOptions): ToolDefinition<FsUndoArgs, FsUndoResult, null> {
+  const undoableEvidence = (receipts: ReceiptLookup, id: string, workspaceId: string): MutationEvidence => evidenceToUndo(receipts, id, workspaceId, opts.undoable);
   return defineTool<FsUndoArgs, FsUndoResult, null>({
     name: 'fs.undo',
     version: '1.0.0',
@@ -51,6 +54,7 @@ export function createFsUndo(): ToolDefinition<FsUndoArgs, FsUndoResult, null> {
     max_output_bytes: 64 * 1024,
     cancellation: 'uninterruptible',
     idempotency: 'reconcile',
+    undoable: true,
     reconcile: reconcileFsUndo,
     normalize(args, ctx: NormalizeContext) {
       // The exact paths the receipt changed are what gets authorized.

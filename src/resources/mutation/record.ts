@@ -2,9 +2,9 @@
 // changed, the preimage (artifact digest, sha256, mode) and the post-image digest. It lives in
 // the receipt's `evidence`; fs.undo reads it back and refuses when the post-images moved on.
 import { z } from 'zod';
-import { ToolgateError, sha256Hex, type ArtifactRef, type ErrorBody, type PartialEffect } from '../../protocol/index.js';
-import type { ArtifactSink, EffectIntent, ToolOutcome } from '../../registry/index.js';
-import type { FileBytes } from '../../resources/index.js';
+import { sha256Hex, type ArtifactRef } from '../../protocol/index.js';
+import type { ArtifactSink } from '../../registry/index.js';
+import type { FileBytes } from '../paths/atomic-replace.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -91,31 +91,4 @@ export class PreimageBundle {
 
 export function postImage(bytes: FileBytes): FileImage {
   return { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: null, offset: 0 };
-}
-
-/** A failed outcome carrying a typed error; nothing else to say. */
-export function failedOutcome<R>(error: ErrorBody, partial?: PartialEffect): ToolOutcome<R> {
-  return partial ? { status: 'failed', result: null, error, partial } : { status: 'failed', result: null, error };
-}
-
-/**
- * Runs a tool body with a context whose markSent is observed. A typed failure before anything
- * was sent is a domain outcome (nothing happened); after, it is rethrown so that the runtime
- * records the call as ambiguous, unless the body itself said what happened (a partial outcome).
- */
-export async function asOutcome<C extends { markSent(intent?: EffectIntent): void }, R>(ctx: C, run: (ctx: C) => Promise<ToolOutcome<R>>): Promise<ToolOutcome<R>> {
-  let sent = false;
-  const tracked: C = {
-    ...ctx,
-    markSent: (intent?: EffectIntent) => {
-      sent = true;
-      ctx.markSent(intent);
-    },
-  };
-  try {
-    return await run(tracked);
-  } catch (e) {
-    if (ToolgateError.isInstance(e) && !sent) return failedOutcome(e.toBody());
-    throw e;
-  }
 }

@@ -1,11 +1,13 @@
-// The commit step shared by fs.write, fs.patch and fs.undo: preimages to the artifact store,
+// The commit step shared by fs.write, fs.patch, fs.delete and fs.undo: preimages to the artifact store,
 // markSent, the all-or-nothing replacement, the new revision, and the change records.
 import { errorBody, type ArtifactRef, type PartialEffect } from '../../protocol/index.js';
-import type { ExecuteContext, ToolOutcome } from '../../registry/index.js';
-import { applyAllOrNothing, type FileBytes, type FileChange, type OpenedTarget } from '../../resources/index.js';
-import { failedOutcome, postImage, PreimageBundle, type ChangeRecord } from '../undo/record.js';
-import { removeEmptyDirs } from '../undo/restore.js';
-import { fileSetIntentOf } from './reconcile.js';
+import { failedOutcome, type ExecuteContext, type ToolOutcome } from '../../registry/index.js';
+import type { FileBytes } from '../paths/atomic-replace.js';
+import { applyAllOrNothing, type FileChange } from '../paths/file-transaction.js';
+import type { OpenedTarget } from '../paths/write-target.js';
+import { removeEmptyDirs } from './entry-at.js';
+import { fileSetIntentOf } from './file-set-reconcile.js';
+import { postImage, PreimageBundle, type ChangeRecord } from './record.js';
 
 export type MutationContext = Pick<ExecuteContext<unknown, unknown>, 'artifacts' | 'markSent' | 'revision' | 'workspace'>;
 

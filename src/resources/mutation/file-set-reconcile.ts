@@ -1,0 +1,74 @@
+// Reconcile for the tools that commit a file set (fs.write, fs.patch, fs.undo, fs.delete of a
+// file): at markSent they record, per path, the pre-image and the intended post-image digests
+// (never the bytes). After a crash, the workspace is compared with both: every path at its
+// post-image → completed (the receipt is rebuilt from the intent, undoable); every path at its
+// pre-image → released (a retry runs); anything else → unknown, for an operator.
+import { z } from 'zod';
+import type { Digest } from '../../protocol/index.js';
+import type { ArtifactSink, EffectIntent, ReconcileContext, ReconcileVerdict } from '../../registry/index.js';
+import { shaAt } from './entry-at.js';
+import type { ChangeRecord, FileImage } from './record.js';
+
+const image = z.strictObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().min(0), mode: z.number().int().min(0).max(0o7777) });
+const fileIntent = z.strictObject({ path: z.string(), before: image.nullable(), after: image.nullable(), created_dirs: z.array(z.string()) });
+export const fileSetIntent = z.strictObject({ kind: z.literal('files'), files: z.array(fileIntent) });
+export type FileSetIntent = z.infer<typeof fileSetIntent>;
+
+/** The intent of a file set, from its change records: paths, digests, sizes and modes only. */
+export function fileSetIntentOf(changes: readonly ChangeRecord[]): EffectIntent {
+  const strip = (i: FileImage | null) => (i === null ? null : { sha256: i.sha256, size: i.size, mode: i.mode });
+  const files = changes.flatMap((c) => (c.op === 'file' ? [{ path: c.path, before: strip(c.before), after: strip(c.after), created_dirs: c.created_dirs }] : []));
+  return { kind: 'files', files } satisfies FileSetIntent;
+}
+
+/** A pre-image kept whole in one artifact (one-file sets) is found by its digest; others are not. */
+function preimageOf(artifacts: ArtifactSink, before: z.infer<typeof image>, single: boolean): FileImage {
+  const digest = `sha256:${before.sha256}` as Digest;
+  let artifact: string | null = null;
+  if (single) {
+    try {
+      artifacts.get(digest);
+      artifact = digest;
+    } catch {
+      artifact = null;
+    }
+  }
+  return { ...before, artifact, offset: 0 };
+}
+
+export interface FileSetOptions {
+  /** What a sent record with no intent means: the crash came before the file set was sent (released), or is unknowable. */
+  readonly withoutIntent: 'released' | 'unknown';
+  /** Whether finding every path at its pre-image proves nothing happened (false when other steps preceded the file set). */
+  readonly preimageMeansReleased: boolean;
+}
+
+export async function reconcileFileSet(ctx: ReconcileContext, opts: FileSetOptions): Promise<ReconcileVerdict> {
+  if (ctx.intent === null) {
+    return opts.withoutIntent === 'released'
+      ? { settled: 'released', evidence: { reason: 'no intent was recorded: the crash came before any file was replaced' } }
+      : { settled: 'unknown', reason: 'no intent was recorded for this effect' };
+  }
+  const parsed = fileSetIntent.safeParse(ctx.intent);
+  if (!parsed.success) return { settled: 'unknown', reason: 'the recorded intent is not a file set' };
+  const files = parsed.data.files;
+  const at = files.map((f) => ({ f, sha: shaAt(ctx.workspace, f.path) }));
+  const isAfter = at.map(({ f, sha }) => sha === (f.after?.sha256 ?? null));
+  const isBefore = at.map(({ f, sha }) => sha === (f.before?.sha256 ?? null));
+  if (isAfter.every(Boolean)) {
+    const revision = ctx.revision.advance();
+    const changes: ChangeRecord[] = files.map((f) => ({
+      op: 'file',
+      path: f.path,
+      before: f.before === null ? null : preimageOf(ctx.artifacts, f.before, files.length === 1),
+      after: f.after === null ? null : { ...f.after, artifact: null, offset: 0 },
+      created_dirs: f.created_dirs,
+    }));
+    return { settled: 'completed', evidence: { workspace: ctx.workspace.id, revision, changes } };
+  }
+  if (opts.preimageMeansReleased && isBefore.every(Boolean)) {
+    return { settled: 'released', evidence: { workspace: ctx.workspace.id, unchanged: files.map((f) => f.path) } };
+  }
+  const describe = at.map(({ f, sha }, i) => `${f.path}: ${isAfter[i] ? 'post-image' : isBefore[i] ? 'pre-image' : sha === null ? 'absent' : 'changed since'}`);
+  return { settled: 'unknown', reason: `the workspace holds neither the pre- nor the post-images: ${describe.join(', ')}` };
+}
