@@ -5,7 +5,7 @@
 // pre-image → released (a retry runs); anything else → unknown, for an operator.
 import { z } from 'zod';
 import type { Digest } from '../../protocol/index.js';
-import type { ArtifactSink, EffectIntent, ReconcileContext, ReconcileVerdict } from '../../registry/index.js';
+import type { MutationIntent, MutationReconcileContext, MutationVerdict, PreimageStore } from './context.js';
 import { shaAt } from './entry-at.js';
 import type { ChangeRecord, FileImage } from './record.js';
 
@@ -15,14 +15,14 @@ export const fileSetIntent = z.strictObject({ kind: z.literal('files'), files: z
 export type FileSetIntent = z.infer<typeof fileSetIntent>;
 
 /** The intent of a file set, from its change records: paths, digests, sizes and modes only. */
-export function fileSetIntentOf(changes: readonly ChangeRecord[]): EffectIntent {
+export function fileSetIntentOf(changes: readonly ChangeRecord[]): MutationIntent {
   const strip = (i: FileImage | null) => (i === null ? null : { sha256: i.sha256, size: i.size, mode: i.mode });
   const files = changes.flatMap((c) => (c.op === 'file' ? [{ path: c.path, before: strip(c.before), after: strip(c.after), created_dirs: c.created_dirs }] : []));
   return { kind: 'files', files } satisfies FileSetIntent;
 }
 
 /** A pre-image kept whole in one artifact (one-file sets) is found by its digest; others are not. */
-function preimageOf(artifacts: ArtifactSink, before: z.infer<typeof image>, single: boolean): FileImage {
+function preimageOf(artifacts: PreimageStore, before: z.infer<typeof image>, single: boolean): FileImage {
   const digest = `sha256:${before.sha256}` as Digest;
   let artifact: string | null = null;
   if (single) {
@@ -43,7 +43,7 @@ export interface FileSetOptions {
   readonly preimageMeansReleased: boolean;
 }
 
-export async function reconcileFileSet(ctx: ReconcileContext, opts: FileSetOptions): Promise<ReconcileVerdict> {
+export async function reconcileFileSet(ctx: MutationReconcileContext, opts: FileSetOptions): Promise<MutationVerdict> {
   if (ctx.intent === null) {
     return opts.withoutIntent === 'released'
       ? { settled: 'released', evidence: { reason: 'no intent was recorded: the crash came before any file was replaced' } }

@@ -1,15 +1,13 @@
 // The commit step shared by fs.write, fs.patch, fs.delete and fs.undo: preimages to the artifact store,
 // markSent, the all-or-nothing replacement, the new revision, and the change records.
 import { errorBody, type ArtifactRef, type PartialEffect } from '../../protocol/index.js';
-import { failedOutcome, type ExecuteContext, type ToolOutcome } from '../../registry/index.js';
 import type { FileBytes } from '../paths/atomic-replace.js';
 import { applyAllOrNothing, type FileChange } from '../paths/file-transaction.js';
 import type { OpenedTarget } from '../paths/write-target.js';
+import type { FailedCommitOutcome, MutationContext } from './context.js';
 import { removeEmptyDirs } from './entry-at.js';
 import { fileSetIntentOf } from './file-set-reconcile.js';
 import { postImage, PreimageBundle, type ChangeRecord } from './record.js';
-
-export type MutationContext = Pick<ExecuteContext<unknown, unknown>, 'artifacts' | 'markSent' | 'revision' | 'workspace'>;
 
 export interface PlannedWrite {
   readonly target: OpenedTarget;
@@ -19,7 +17,7 @@ export interface PlannedWrite {
 
 export type CommitResult =
   | { readonly ok: true; readonly revision: string; readonly changes: ChangeRecord[]; readonly artifacts: ArtifactRef[] }
-  | { readonly ok: false; readonly outcome: ToolOutcome<never> };
+  | { readonly ok: false; readonly outcome: FailedCommitOutcome };
 
 /** Removes directories made for a write that did not happen (innermost first; only when empty). */
 export function removeCreatedDirs(ctx: MutationContext, plans: readonly PlannedWrite[]): void {
@@ -62,5 +60,5 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
     tx.applied.length === 0
       ? errorBody(cause.code, cause.message, data)
       : errorBody('partial_failure', `${tx.failed} failed and ${tx.applied.length} earlier change(s) could not be rolled back`, data);
-  return { ok: false, outcome: { ...failedOutcome(error, partial), artifacts, evidence: { workspace: ctx.workspace.id, revision, changes: changes.filter((c) => c.op === 'file' && tx.applied.includes(c.path)) } } };
+  return { ok: false, outcome: { status: 'failed', result: null, error, partial, artifacts, evidence: { workspace: ctx.workspace.id, revision, changes: changes.filter((c) => c.op === 'file' && tx.applied.includes(c.path)) } } };
 }

@@ -3,8 +3,8 @@
 // the receipt's `evidence`; fs.undo reads it back and refuses when the post-images moved on.
 import { z } from 'zod';
 import { sha256Hex, type ArtifactRef } from '../../protocol/index.js';
-import type { ArtifactSink } from '../../registry/index.js';
 import type { FileBytes } from '../paths/atomic-replace.js';
+import type { PreimageStore } from './context.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -47,7 +47,7 @@ export const mutationEvidence = z.object({
 export type MutationEvidence = z.infer<typeof mutationEvidence>;
 
 /** Puts a preimage in the artifact store and describes it. */
-export function storePreimage(artifacts: ArtifactSink, path: string, bytes: FileBytes, refs: ArtifactRef[]): FileImage {
+export function storePreimage(artifacts: PreimageStore, path: string, bytes: FileBytes, refs: ArtifactRef[]): FileImage {
   const ref = artifacts.put(bytes.data, 'application/octet-stream', `preimage:${path}`);
   refs.push(ref);
   return { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: ref.digest, offset: 0 };
@@ -74,7 +74,7 @@ export class PreimageBundle {
     return this.#images.length === 0;
   }
 
-  seal(artifacts: ArtifactSink, role: string): ArtifactRef | null {
+  seal(artifacts: PreimageStore, role: string): ArtifactRef | null {
     if (this.#images.length === 0) return null;
     const w = artifacts.writer('application/octet-stream', role);
     try {

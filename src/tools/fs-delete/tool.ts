@@ -15,12 +15,12 @@ import {
   resolveStable,
   syncDirectories,
   tempName,
+  trackedEntries,
   walkTree,
   type ResolvedPath,
   type TreeEntry,
   type Workspace,
 } from '../../resources/index.js';
-import { trackedEntries } from './tracked.js';
 import { reconcileFsDelete, treeIntentOf } from './reconcile.js';
 
 export const FS_DELETE_DEFAULT_MAX_ENTRIES = 10_000;

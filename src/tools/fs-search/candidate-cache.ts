@@ -11,10 +11,8 @@
 import { closeSync, constants, lstatSync, openSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
-import { procPath, type Workspace } from '../../resources/index.js';
-import type { CandidateSet } from './candidates.js';
-import { runCollect } from './child.js';
-import { gitArgs } from './git-args.js';
+import { procPath, type GitLocations, type Workspace } from '../../resources/index.js';
+import type { CandidateSet } from './candidate-set.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 export const RACY_MARGIN_MS = 1000;
@@ -26,13 +24,6 @@ export interface RawList {
   readonly ignored: number;
   /** Directories git reported as wholly ignored (`dir/`), workspace-relative. */
   readonly ignoredDirs: readonly string[];
-}
-
-export interface GitLocations {
-  readonly gitDir: string;
-  readonly commonDir: string;
-  readonly topLevel: string;
-  readonly excludesFile: string | null;
 }
 
 interface Watched {
@@ -55,19 +46,6 @@ function unchanged(w: Watched): boolean {
   const st = lstatSync(w.path, { throwIfNoEntry: false });
   if (st === undefined) return Number.isNaN(w.ino);
   return st.ino === w.ino && st.size === w.size && st.mtimeMs === w.mtime && st.ctimeMs === w.ctime;
-}
-
-/** Where git keeps what decides the list; null when any of it cannot be found. */
-export async function gitLocations(root: string, signal: AbortSignal): Promise<GitLocations | null> {
-  const [dirs, excludes] = await Promise.all([
-    runCollect('git', gitArgs('rev-parse', '--absolute-git-dir', '--git-common-dir', '--show-toplevel'), root, signal),
-    runCollect('git', gitArgs('config', '--path', '--get', 'core.excludesFile'), root, signal),
-  ]);
-  if (dirs.code !== 0) return null;
-  const [gitDir, common, topLevel] = dirs.stdout.toString('utf8').split('\n');
-  if (!gitDir || !common || !topLevel) return null;
-  const excludesFile = excludes.code === 0 ? excludes.stdout.toString('utf8').trim() || null : null;
-  return { gitDir, commonDir: common.startsWith('/') ? common : join(root, common), topLevel, excludesFile };
 }
 
 /** Everything whose change could change the list, lstat'ed now. */

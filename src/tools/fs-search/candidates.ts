@@ -4,12 +4,11 @@
 import { closeSync, constants, openSync, readdirSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { sha256Hex } from '../../protocol/index.js';
-import { procPath, type PathClass, type Workspace } from '../../resources/index.js';
+import { gitLocations, listGitFiles, procPath, type PathClass, type Workspace } from '../../resources/index.js';
 import { FileReader } from './file-access.js';
 import { isCrashTemp } from './crash-temp.js';
-import { runCollect } from './child.js';
-import { gitArgs } from './git-args.js';
-import { gitLocations, watchSet, type CandidateListCache, type RawList } from './candidate-cache.js';
+import { watchSet, type CandidateListCache, type RawList } from './candidate-cache.js';
+import type { CandidateSet } from './candidate-set.js';
 import { comparePaths } from './order.js';
 
 export interface CandidateOptions {
@@ -19,31 +18,14 @@ export interface CandidateOptions {
   readonly include_generated: boolean;
 }
 
-export interface CandidateSet {
-  /** Workspace-relative regular files in result order. */
-  readonly files: readonly string[];
-  /** Digest of `files`: any file added, removed or newly ignored changes it. */
-  readonly listDigest: string;
-  readonly skipped: { readonly ignored: number; readonly secret: number; readonly generated: number };
-  readonly source: 'git' | 'walk';
-}
-
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 const GENERATED_DIRS = new Set(['node_modules', 'dist']);
-const GIT_MODE_REGULAR = /^100(644|755) /;
 
 function isGeneratedPath(path: string): boolean {
   if (!path.includes('node_modules/') && !path.includes('dist/')) return false;
   const parts = path.split('/');
   for (let i = 0; i < parts.length - 1; i++) if (GENERATED_DIRS.has(parts[i] as string)) return true;
   return false;
-}
-
-function splitZ(buf: Buffer): string[] {
-  const text = buf.toString('utf8');
-  const out = text.split('\0');
-  if (out.length && out[out.length - 1] === '') out.pop();
-  return out;
 }
 
 /** Merges two lists in path order into one. */
@@ -58,38 +40,22 @@ function merge(a: readonly string[], b: readonly string[]): string[] {
 }
 
 async function listFromGit(ws: Workspace, includeIgnored: boolean, signal: AbortSignal): Promise<RawList | null> {
-  const root = ws.root;
-  const cached = runCollect('git', gitArgs('ls-files', '-z', '--stage'), root, signal);
-  const others = runCollect('git', gitArgs('ls-files', '-z', '--others', ...(includeIgnored ? [] : ['--exclude-standard'])), root, signal);
-  const ignored = includeIgnored ? null : runCollect('git', gitArgs('ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'), root, signal);
-  const [c, o, i] = await Promise.all([cached, others, ignored]);
-  signal.throwIfAborted();
-  if (c.code !== 0 || o.code !== 0 || (i !== null && i.code !== 0)) return null;
-  const tracked: string[] = [];
-  let previous = '';
-  for (const rec of splitZ(c.stdout)) {
-    const path = rec.slice(rec.indexOf('\t') + 1);
-    // Links and submodules are not followed: only regular files are searched. Unmerged
-    // paths appear once per stage, next to each other.
-    if (!GIT_MODE_REGULAR.test(rec) || path === previous) continue;
-    previous = path;
-    tracked.push(path);
-  }
+  const lists = await listGitFiles(ws.root, includeIgnored, signal);
+  if (lists === null) return null;
   // git's walk opens directories by name: one swapped for a link meanwhile is listed through
   // (outside names under an inside prefix). A name is kept only if it is a regular file beneath
   // the root now, reached through directory fds without following any link.
   const untracked: string[] = [];
   const beneath = new FileReader(ws);
   try {
-    for (const path of splitZ(o.stdout)) if (beneath.isRegularFile(path)) untracked.push(path);
+    for (const path of lists.untracked) if (beneath.isRegularFile(path)) untracked.push(path);
   } finally {
     beneath.close();
   }
   // git keeps its index sorted by the bytes of the path: our order. Only the (usually short)
   // untracked list needs sorting.
   untracked.sort(comparePaths);
-  const ignoredEntries = i === null ? [] : splitZ(i.stdout);
-  return { files: merge(tracked, untracked), ignored: ignoredEntries.length, ignoredDirs: ignoredEntries.filter((e) => e.endsWith('/')) };
+  return { files: merge(lists.tracked, untracked), ignored: lists.ignored.length, ignoredDirs: lists.ignored.filter((e) => e.endsWith('/')) };
 }
 
 /** Outside git: every regular file beneath the root, directories entered through their parent's fd without following links. */

@@ -2,7 +2,8 @@
 // mode's matcher in result order and stop as soon as the page is full or time is up.
 import { ToolgateError } from '../../protocol/index.js';
 import type { ExecuteContext, ToolOutcome } from '../../registry/index.js';
-import { listCandidates, type CandidateSet, type PathClassCache } from './candidates.js';
+import { listCandidates, type PathClassCache } from './candidates.js';
+import type { CandidateSet } from './candidate-set.js';
 import type { CandidateListCache } from './candidate-cache.js';
 import { Batches, FIRST_PARSE_BATCH } from './batches.js';
 import { FileLines } from './context-lines.js';

@@ -1,6 +1,6 @@
 import { ToolgateError } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { runChild } from './child.js';
+import { runChild } from '../../resources/index.js';
 import { JavaScriptEngine } from './engines/javascript.js';
 import { RipgrepEngine } from './engines/ripgrep.js';
 import { structuralLanguages } from './engines/ast-search.js';

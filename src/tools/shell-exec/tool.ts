@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { errorBody, ToolgateError, type ArtifactRef, type CallStatus, type Digest, type ErrorBody, type Resource } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import type { PathClassifier } from '../../resources/index.js';
+import { changedPaths, type PathClassifier } from '../../resources/index.js';
 import { Sandbox, type RunResult } from '../../sandbox/index.js';
-import { changedPaths, gitStatus } from './changes.js';
+import { gitStatus } from './git-status.js';
 import { collectFiles } from './collect.js';
 import { buildEnv } from './environment.js';
 import { shellExecArgs, shellExecResult, type ShellExecArgs, type ShellExecResult } from './schema.js';

@@ -10,8 +10,8 @@
 import { closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ToolgateError } from '../../../protocol/index.js';
+import { RecordSplitter, runChild } from '../../../resources/index.js';
 import type { FileReader } from '../file-access.js';
-import { RecordSplitter, runChild } from '../child.js';
 import { comparePaths } from '../order.js';
 import { fdsPerRun } from '../fd-budget.js';
 import { stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';

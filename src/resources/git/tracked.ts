@@ -1,3 +1,5 @@
+// How many index entries git tracks at or under a path, read on the host (fs.delete reports
+// whether what it removed was tracked).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
-// Child processes for search engines. Each one is killed (SIGKILL) when the signal aborts or
-// when the caller stops reading, and is always reaped before the promise settles: no engine
-// process outlives the call that started it.
+// Child processes on the host, outside the sandbox, for fixed argv only (search engines, git).
+// Each one is killed (SIGKILL) when the signal aborts or when the caller stops reading, and is
+// always reaped before the promise settles: no process outlives the call that started it.
 import { spawn } from 'node:child_process';
 import { closeSync } from 'node:fs';
 
