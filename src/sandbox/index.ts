@@ -11,3 +11,4 @@ export { resolveCommand, shellQuote } from './command.js';
 export type { Host } from './host.js';
 export { scanWorkspace, NO_WORKSPACE_MOUNTS, DEFAULT_SCAN_LIMITS, type WorkspaceMounts, type ScanLimits, type ScanOptions } from './workspace-scan.js';
 export { isPlaceholder } from './placeholder.js';
+export { gitInSandbox } from './confined-git.js';

@@ -1,0 +1,42 @@
+// git inside a sandbox, for reads of a work tree whose own config (fsmonitor, filters) may name
+// programs: read-only, without network, so that nothing the repository says runs on the host.
+// shell.exec's status before and after a command uses it; so can any tool that reads git status.
+import type { Digest } from '../protocol/index.js';
+import type { ArtifactWriter } from '../registry/index.js';
+import { MAX_STATUS_BYTES, type ConfinedGit } from '../resources/index.js';
+import type { Sandbox } from './sandbox.js';
+
+const GIT_TIMEOUT_MS = 15_000;
+
+/** Collects a stream in memory instead of an artifact (bounded by the output cap). */
+function memoryWriter(into: Buffer[]): ArtifactWriter {
+  let bytes = 0;
+  return {
+    write: (c) => {
+      into.push(Buffer.from(c));
+      bytes += c.length;
+    },
+    close: () => ({ digest: 'sha256:' as Digest, bytes, media_type: 'application/octet-stream', role: 'git-status' }),
+    abort: () => {},
+  };
+}
+
+/** A runner for src/resources/git that runs each fixed argv in `sandbox`; stdout, or null unless it exited 0. */
+export function gitInSandbox(sandbox: Sandbox): ConfinedGit {
+  return async (argv, env, cwd, signal) => {
+    const full: Buffer[] = [];
+    const r = await sandbox.run({
+      argv,
+      cwd,
+      env,
+      timeoutMs: GIT_TIMEOUT_MS,
+      internal: true, // a fixed argv on a read-only workspace: no secret scan needed
+      workspaceWritable: false,
+      limits: { output_bytes: MAX_STATUS_BYTES },
+      signal,
+      openArtifact: () => memoryWriter(full),
+    });
+    if (r.reason !== 'exited' || r.exit_code !== 0) return null;
+    return full.length ? Buffer.concat(full).toString('utf8') : r.stdout.preview;
+  };
+}
