@@ -1,5 +1,6 @@
 export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes.js';
-export { ToolgateError, errorBody, type ErrorBody, type ErrorData } from './error.js';
+export { ToolgateError, errorBody, type ErrorBody } from './error.js';
+export type { ErrorData, ErrorDataByCode, ErrorDataOf } from './error-data.js';
 export { canonicalJson, digestOf, sha256Hex, hmacSha256, constantTimeEqual, type Digest } from './canonical.js';
 export { newTaskId, newAttemptId, ID_PATTERN, type TaskId, type AttemptId, type ReceiptId, type LogicalEffectId } from './ids.js';
 export { jsonPointer } from './pointer.js';

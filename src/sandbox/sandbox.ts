@@ -185,7 +185,7 @@ export class Sandbox {
     };
     const visible = level === 'bwrap' ? visibilityOf(profile) : undefined;
     const [first, ...args] = req.argv;
-    if (first === undefined) throw new ToolgateError('invalid_arguments', 'argv is empty', {});
+    if (first === undefined) throw new ToolgateError('invalid_arguments', 'argv is empty', { faults: [{ pointer: '/argv', message: 'empty' }] });
     if (resolveCommand(first, req.cwd, req.env['PATH'], visible) === null) {
       return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`${first}: no such executable in the sandbox's PATH`] };
     }

@@ -42,7 +42,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
 
   const pageDeadline = Math.min(Date.now() + a.timeout_ms, ctx.deadline);
   const timer = new AbortController();
-  const timeout = setTimeout(() => timer.abort(new ToolgateError('timed_out', `fs.search passed its timeout_ms of ${a.timeout_ms}`)), a.timeout_ms);
+  const timeout = setTimeout(() => timer.abort(new ToolgateError('timed_out', `fs.search passed its timeout_ms of ${a.timeout_ms}`, { timeout_ms: a.timeout_ms })), a.timeout_ms);
   const signal = AbortSignal.any([ctx.signal, timer.signal]);
   const reader = new FileReader(ctx.workspace);
   const lines = new FileLines(reader);

@@ -22,8 +22,8 @@ export interface FsSearchOptions {
 const VALIDATE_TIMEOUT_MS = 5_000;
 const IDENTIFIER = /^[\p{L}\p{Nl}_$][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}$]*$/u;
 
-function invalidQuery(message: string, data: Record<string, unknown> = {}): ToolgateError {
-  return new ToolgateError('invalid_arguments', message, { pointer: '/query', ...data });
+function invalidQuery(message: string): ToolgateError {
+  return new ToolgateError('invalid_arguments', message, { faults: [{ pointer: '/query', message }] });
 }
 
 /** fs.search: literal, regex, file name, symbol and structural search, bounded and resumable. */
@@ -69,7 +69,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
         case 'regex': {
           const engine = await engineFor(ctx.workspace.root);
           const stop = new AbortController();
-          const timer = setTimeout(() => stop.abort(new ToolgateError('timed_out', 'checking the regex took too long')), VALIDATE_TIMEOUT_MS);
+          const timer = setTimeout(() => stop.abort(new ToolgateError('timed_out', 'checking the regex took too long', { timeout_ms: VALIDATE_TIMEOUT_MS })), VALIDATE_TIMEOUT_MS);
           try {
             await engine.validate({ kind: 'regex', pattern: args.query, caseSensitive: args.case_sensitive, want: 'paths' }, stop.signal);
           } finally {
@@ -88,7 +88,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
           break;
       }
       if (args.mode !== 'structural' && args.language !== undefined) {
-        throw new ToolgateError('invalid_arguments', 'language applies to structural mode only', { pointer: '/language' });
+        throw new ToolgateError('invalid_arguments', 'language applies to structural mode only', { faults: [{ pointer: '/language', message: 'structural mode only' }] });
       }
       return { resources: searchResources(args.include, ctx.workspace.root), prepared: { languages } };
     },

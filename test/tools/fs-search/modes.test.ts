@@ -135,7 +135,7 @@ describe('fs.search modes on a real git repository', () => {
     const r = await h.call({ mode: 'regex', query: '(a+' });
     assert.equal(r.status, 'failed');
     assert.equal(r.error?.code, 'invalid_arguments');
-    assert.match(String(r.error?.data['message']), /unclosed group/);
+    assert.match(String((r.error?.data['faults'] as { message: string }[])[0]?.message), /unclosed group/);
     assert.equal(r.result, null);
   });
 

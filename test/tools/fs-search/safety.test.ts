@@ -123,7 +123,7 @@ describe('fs.search regex safety and stopping the work', () => {
       assert.equal(r.error?.code, 'invalid_arguments');
       const bad = await h.call({ mode: 'regex', query: '[z-a]' });
       assert.equal(bad.error?.code, 'invalid_arguments');
-      assert.match(String(bad.error?.data['message']), /Range out of order/);
+      assert.match(String((bad.error?.data['faults'] as { message: string }[])[0]?.message), /Range out of order/);
     } finally {
       await h.close();
     }

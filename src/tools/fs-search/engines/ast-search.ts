@@ -194,7 +194,7 @@ export function structuralLanguages(pattern: string, only: AstLanguage | undefin
     else errors.push(`${lang}: syntax error at line ${(broken?.range().start.line ?? 0) + 1}`);
   }
   if (ok.length === 0) {
-    throw new ToolgateError('invalid_arguments', `the pattern does not parse: ${errors.join('; ')}`, { pointer: '/query', engine: 'ast-grep', message: errors.join('; ') });
+    throw new ToolgateError('invalid_arguments', `the pattern does not parse: ${errors.join('; ')}`, { faults: [{ pointer: '/query', message: errors.join('; ') }], engine: 'ast-grep' });
   }
   return ok;
 }

@@ -27,7 +27,7 @@ export class JavaScriptEngine implements ContentEngine {
   async validate(q: ContentQuery): Promise<void> {
     if (q.kind !== 'regex') return;
     const bad = (message: string): ToolgateError =>
-      new ToolgateError('invalid_arguments', `invalid regex: ${message}`, { pointer: '/query', engine: 'javascript', message });
+      new ToolgateError('invalid_arguments', `invalid regex: ${message}`, { faults: [{ pointer: '/query', message }], engine: 'javascript' });
     if (UNSUPPORTED.test(q.pattern)) throw bad('lookaround and backreferences are not supported');
     try {
       new RegExp(q.pattern, 'gu');
@@ -56,7 +56,7 @@ export class JavaScriptEngine implements ContentEngine {
       const onMessage = (m: Reply): void => {
         if (m.id !== id) return;
         done();
-        if (m.error !== undefined) reject(new ToolgateError('invalid_arguments', `invalid regex: ${m.error}`, { pointer: '/query', engine: 'javascript', message: m.error }));
+        if (m.error !== undefined) reject(new ToolgateError('invalid_arguments', `invalid regex: ${m.error}`, { faults: [{ pointer: '/query', message: m.error }], engine: 'javascript' }));
         else resolve(m.results ?? []);
       };
       const onError = (e: Error): void => {

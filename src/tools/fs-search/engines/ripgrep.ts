@@ -92,7 +92,7 @@ export class RipgrepEngine implements ContentEngine {
     const r = await runChild(this.#rg, [...baseArgs(q), '--regexp', q.pattern, '-'], { cwd: this.#root, signal, onStdout: () => {} });
     signal.throwIfAborted();
     if (r.code === 2) {
-      throw new ToolgateError('invalid_arguments', `invalid regex: ${r.stderr.trim()}`, { pointer: '/query', engine: 'ripgrep', message: r.stderr.trim() });
+      throw new ToolgateError('invalid_arguments', `invalid regex: ${r.stderr.trim()}`, { faults: [{ pointer: '/query', message: r.stderr.trim() }], engine: 'ripgrep' });
     }
   }
 
