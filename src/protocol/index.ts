@@ -2,7 +2,7 @@ export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes.js';
 export { ToolgateError, errorBody, type ErrorBody, type ErrorData } from './error.js';
 export { canonicalJson, digestOf, sha256Hex, hmacSha256, constantTimeEqual, type Digest } from './canonical.js';
 export { newTaskId, newAttemptId, ID_PATTERN, type TaskId, type AttemptId, type ReceiptId, type LogicalEffectId } from './ids.js';
-export { jsonPointer } from './pointer.js';
+export { jsonPointer, escapePointerToken, unescapePointerToken, pointerTokens } from './pointer.js';
 export {
   PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
