@@ -14,6 +14,9 @@ export {
 } from './envelope.js';
 export {
   EFFECT_CLASSES,
+  IRREVERSIBLE_EFFECTS,
+  OPEN_WORLD_EFFECTS,
+  effectRank,
   type EffectClass,
   type Resource,
   type PathAccess,
