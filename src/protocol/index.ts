@@ -38,3 +38,4 @@ export {
   type PartialEffect,
 } from './receipt.js';
 export { echoString, echoValue, boundStrings, wellFormed, ECHO_MAX_CHARS, ERROR_STRING_MAX_CHARS, MAX_FAULTS } from './echo.js';
+export { TOOLGATE_VERSION } from './version.js';
