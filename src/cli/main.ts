@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { ToolgateError } from '../protocol/index.js';
+import { TOOLGATE_VERSION, ToolgateError } from '../protocol/index.js';
 import { approvalsCommand, approveCommand, denyCommand } from './approvals.js';
 import { auditCommand } from './audit.js';
 import { callCommand } from './call.js';
@@ -32,7 +32,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   if (name === '--version') {
-    io.out('toolgate 0.1.0');
+    io.out(`toolgate ${TOOLGATE_VERSION}`);
     return 0;
   }
   const command = COMMANDS.find((c) => c.name === name);

@@ -1,8 +1,15 @@
+import { IRREVERSIBLE_EFFECTS, OPEN_WORLD_EFFECTS } from '../protocol/index.js';
 import type { PolicySource } from './cedar/policy-set.js';
+
+/** A Cedar set literal of strings, spelled as policies/default.cedar spells it. */
+function cedarSetOf(items: readonly string[]): string {
+  return `[${items.map((i) => JSON.stringify(i)).join(', ')}]`;
+}
 
 /**
  * The shipped default policy, the same text as policies/default.cedar (a test keeps the two
- * equal): embedded so that the runtime needs no file lookup relative to its install.
+ * equal): embedded so that the runtime needs no file lookup relative to its install. The
+ * open-world and irreversible effect lists come from protocol's one definition.
  */
 export const DEFAULT_POLICY_SOURCE: PolicySource = {
   name: 'default.cedar',
@@ -36,9 +43,9 @@ permit (principal, action, resource is Toolgate::Host);
 
 @id("default.irreversible-needs-approval")
 @approval("required")
-@reason("irreversible effects (delete, publish, send, deploy, charge) need an approval")
+@reason("irreversible effects (${IRREVERSIBLE_EFFECTS.join(', ')}) need an approval")
 permit (principal, action, resource)
-when { ["network", "delete", "publish", "send", "deploy", "charge"].contains(context.effect) };
+when { ${cedarSetOf(OPEN_WORLD_EFFECTS)}.contains(context.effect) };
 
 @id("default.forbid-secret-paths")
 @reason("secret paths are never read, written or run")

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { AttemptId, NormalizedAction, TaskId } from '../protocol/index.js';
 import type { Manifest } from '../registry/index.js';
 import type { PathClassifier } from '../resources/index.js';
@@ -38,8 +39,8 @@ export class PolicyEngine {
   readonly #spec: TaskGrant;
   readonly #tenant: string;
   readonly #principal: string;
-  /** Compiled grants of recently active tasks (the store holds them all). */
-  readonly #compiled = new Map<string, CompiledGrant>();
+  /** Compiled grants of recently active tasks (the store holds them all); an active task is never pushed out. */
+  readonly #compiled = new LRUCache<string, CompiledGrant>({ max: COMPILED_GRANTS_KEPT });
 
   constructor(opts: PolicyEngineOptions) {
     const policy = CedarPolicySet.load(opts.manifest, opts.policies ?? [DEFAULT_POLICY_SOURCE]);
@@ -85,7 +86,6 @@ export class PolicyEngine {
   }
 
   #remember(task_id: TaskId, compiled: CompiledGrant): CompiledGrant {
-    if (this.#compiled.size >= COMPILED_GRANTS_KEPT) this.#compiled.delete(this.#compiled.keys().next().value as string);
     this.#compiled.set(task_id, compiled);
     return compiled;
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { digestOf, EFFECT_CLASSES, type AttemptId, type Digest, type EffectClass, type TaskId } from '../protocol/index.js';
+import { digestOf, EFFECT_CLASSES, jsonPointer, type AttemptId, type Digest, type EffectClass, type TaskId } from '../protocol/index.js';
 
 export const GRANT_FORMAT = 'toolgate.grant.v1';
 
@@ -125,7 +125,7 @@ export class GrantFileError extends Error {
 export function parseGrantFile(value: unknown): TaskGrant {
   const parsed = grantFileShape.safeParse(value);
   if (!parsed.success) {
-    throw new GrantFileError(parsed.error.issues.map((i) => ({ pointer: i.path.map((p) => `/${String(p)}`).join(''), message: i.message })));
+    throw new GrantFileError(parsed.error.issues.map((i) => ({ pointer: jsonPointer(i.path), message: i.message })));
   }
   const { $schema: _ignored, ...grant } = parsed.data;
   return grant;

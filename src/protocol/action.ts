@@ -9,12 +9,25 @@ export type Resource =
 export type PathAccess = 'read' | 'write' | 'create' | 'delete' | 'execute';
 
 /**
- * Effect classes, from weakest to strongest. `read` observes; `write` changes the workspace;
- * `execute` runs code; `network` reaches beyond the machine; the rest are irreversible
- * external effects that the default policy puts behind approval.
+ * The irreversible external effects: the strongest classes, none stronger than another (a grant
+ * or approval for one does not cover the next). The default policy puts them behind approval.
  */
-export const EFFECT_CLASSES = ['read', 'write', 'execute', 'network', 'delete', 'publish', 'send', 'deploy', 'charge'] as const;
+export const IRREVERSIBLE_EFFECTS = ['delete', 'publish', 'send', 'deploy', 'charge'] as const;
+
+/**
+ * Effect classes, from weakest to strongest. `read` observes; `write` changes the workspace;
+ * `execute` runs code; `network` reaches beyond the machine; then the irreversible ones.
+ */
+export const EFFECT_CLASSES = ['read', 'write', 'execute', 'network', ...IRREVERSIBLE_EFFECTS] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
+
+/** Effects that reach beyond this machine: MCP's `openWorldHint`, and approval by default. */
+export const OPEN_WORLD_EFFECTS = ['network', ...IRREVERSIBLE_EFFECTS] as const satisfies readonly EffectClass[];
+
+/** Reach as a number: the order of EFFECT_CLASSES, the irreversible ones sharing the top rank. */
+export function effectRank(effect: EffectClass): number {
+  return Math.min(EFFECT_CLASSES.indexOf(effect), EFFECT_CLASSES.indexOf(IRREVERSIBLE_EFFECTS[0]));
+}
 
 export interface NormalizedAction {
   readonly tool: string;

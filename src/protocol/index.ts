@@ -3,7 +3,7 @@ export { ToolgateError, errorBody, type ErrorBody } from './error.js';
 export type { ErrorData, ErrorDataByCode, ErrorDataOf } from './error-data.js';
 export { canonicalJson, digestOf, sha256Hex, hmacSha256, constantTimeEqual, type Digest } from './canonical.js';
 export { newTaskId, newAttemptId, ID_PATTERN, type TaskId, type AttemptId, type ReceiptId, type LogicalEffectId } from './ids.js';
-export { jsonPointer } from './pointer.js';
+export { jsonPointer, escapePointerToken, unescapePointerToken, pointerTokens } from './pointer.js';
 export {
   PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -15,6 +15,9 @@ export {
 } from './envelope.js';
 export {
   EFFECT_CLASSES,
+  IRREVERSIBLE_EFFECTS,
+  OPEN_WORLD_EFFECTS,
+  effectRank,
   type EffectClass,
   type Resource,
   type PathAccess,
@@ -36,3 +39,4 @@ export {
   type PartialEffect,
 } from './receipt.js';
 export { echoString, echoValue, boundStrings, wellFormed, ECHO_MAX_CHARS, ERROR_STRING_MAX_CHARS, MAX_FAULTS } from './echo.js';
+export { TOOLGATE_VERSION } from './version.js';

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { digestOf, type Digest, type EffectClass } from '../protocol/index.js';
+import type { Digest, EffectClass } from '../protocol/index.js';
+import { implementationDigestOf } from './implementation-digest.js';
 import type { ExecuteContext, Normalized, NormalizeContext, ReconcileContext, ReconcileVerdict, ToolOutcome } from './context.js';
 
 export type CapabilityDimension = 'fs.read' | 'fs.write' | 'process' | 'network' | 'git';
@@ -53,8 +54,13 @@ export interface ToolSpec<A, R, P> {
   readonly undoable?: boolean;
   readonly redaction?: RedactionRules;
   readonly deprecation?: DeprecationState;
-  /** Digest of the implementation; derived from the code when absent. */
+  /** Digest of the implementation; derived from the code when absent (see `module`). */
   readonly implementation_digest?: string;
+  /**
+   * The defining module's URL (`import.meta.url`): the implementation digest is then the digest
+   * of the module files in its folder (docs/registry.md). Without it, the text of the functions.
+   */
+  readonly module?: string | URL;
   normalize(args: A, ctx: NormalizeContext): Normalized<P> | Promise<Normalized<P>>;
   execute(ctx: ExecuteContext<A, P>): Promise<ToolOutcome<R>>;
   reconcile?(ctx: ReconcileContext): Promise<ReconcileVerdict>;
@@ -75,9 +81,7 @@ export type AnyTool = ToolDefinition<never, unknown, never>;
 export function defineTool<A, R, P = undefined>(spec: ToolSpec<A, R, P>): ToolDefinition<A, R, P> {
   if (!/^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/.test(spec.name)) throw new TypeError(`tool name ${spec.name}: family.verb`);
   if (!/^\d+\.\d+\.\d+$/.test(spec.version)) throw new TypeError(`tool ${spec.name}: version must be MAJOR.MINOR.PATCH`);
-  const implementation_digest: Digest | string =
-    spec.implementation_digest ??
-    digestOf([spec.normalize.toString(), spec.execute.toString(), spec.reconcile?.toString() ?? null]);
+  const implementation_digest: Digest | string = spec.implementation_digest ?? implementationDigestOf(spec, spec.module);
   return {
     ...spec,
     undoable: spec.undoable ?? false,

@@ -1,22 +1,9 @@
 // `registry diff`: what changed between two manifests, each change classified as compatible or
 // breaking for callers of the old one. The rules are in docs/registry.md ("Compatibility diff").
-import type { EffectClass } from '../protocol/index.js';
+import { effectRank } from '../protocol/index.js';
 import { REGISTRY_DIFF_FORMAT, type ChangeKind, type ChangeSeverity, type ManifestDiff, type RegistryChange, type SchemaSide } from './change.js';
 import { compareVersions, type Manifest, type ManifestEntry } from './manifest.js';
 import { diffSchemas } from './schema-diff.js';
-
-/** Effect classes by reach; the irreversible external ones share the top rank. */
-const EFFECT_RANK: Readonly<Record<EffectClass, number>> = {
-  read: 0,
-  write: 1,
-  execute: 2,
-  network: 3,
-  delete: 4,
-  publish: 4,
-  send: 4,
-  deploy: 4,
-  charge: 4,
-};
 
 export interface DiffOptions {
   /** Epoch ms; a retired version whose migration window ended before this may be removed. */
@@ -108,8 +95,8 @@ function entryChanges(out: ChangeList, pair: Pair, sameVersion: boolean): void {
   }
 
   if (from.effect_class !== to.effect_class) {
-    const a = EFFECT_RANK[from.effect_class];
-    const b = EFFECT_RANK[to.effect_class];
+    const a = effectRank(from.effect_class);
+    const b = effectRank(to.effect_class);
     const msg = `effect class ${from.effect_class} → ${to.effect_class}`;
     if (b > a) out.entry(pair, 'effect_class_widened', 'breaking', msg, from.effect_class, to.effect_class);
     else if (b < a) out.entry(pair, 'effect_class_narrowed', 'compatible', msg, from.effect_class, to.effect_class);

@@ -2,7 +2,7 @@
 // difference by who holds the value: a request schema describes what callers send, so a change
 // that accepts more is compatible and one that accepts less is breaking; a response schema
 // describes what callers receive, so the directions swap (docs/registry.md).
-import { canonicalJson } from '../protocol/index.js';
+import { canonicalJson, escapePointerToken, pointerTokens } from '../protocol/index.js';
 import type { ChangeKind, ChangeSeverity, SchemaSide } from './change.js';
 
 type SchemaNode = Readonly<Record<string, unknown>>;
@@ -43,16 +43,12 @@ function same(a: unknown, b: unknown): boolean {
   return canonicalJson(a ?? null) === canonicalJson(b ?? null);
 }
 
-function escapePointer(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 function resolvePointer(root: SchemaNode, ref: string): SchemaNode | undefined {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
+  // a `$ref` within the document is a URI fragment holding a JSON pointer
+  const tokens = ref.startsWith('#') ? pointerTokens(ref.slice(1)) : null;
+  if (tokens === null) return undefined;
   let cur: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (const token of tokens) {
     if (!isNode(cur)) return undefined;
     cur = cur[token];
   }
@@ -353,7 +349,7 @@ class SchemaComparison {
     // Keywords this comparison does not understand: any change may reject what passed before.
     const keys = new Set([...Object.keys(o), ...Object.keys(n)].filter((k) => !HANDLED.has(k)));
     for (const k of [...keys].sort()) {
-      if (!same(o[k], n[k])) this.add('schema_keyword_changed', 'breaking', field, `${np}/${escapePointer(k)}`, `keyword ${k} changed`, o[k], n[k]);
+      if (!same(o[k], n[k])) this.add('schema_keyword_changed', 'breaking', field, `${np}/${escapePointerToken(k)}`, `keyword ${k} changed`, o[k], n[k]);
     }
     const oa = o['allOf'];
     const na = n['allOf'];
@@ -384,7 +380,7 @@ class SchemaComparison {
     }
     for (const r of removed) {
       const to = renamedTo.get(r);
-      const pointer = `${op}/properties/${escapePointer(r)}`;
+      const pointer = `${op}/properties/${escapePointerToken(r)}`;
       if (to !== undefined) this.add('field_renamed', 'breaking', childField(field, r), pointer, `renamed to ${to}`, r, to);
       else this.add('field_removed', 'breaking', childField(field, r), pointer, 'removed', oProps.get(r), undefined);
     }
@@ -392,7 +388,7 @@ class SchemaComparison {
     for (const a of added) {
       if (renamedTargets.has(a)) continue;
       const node = nProps.get(a) ?? {};
-      const pointer = `${np}/properties/${escapePointer(a)}`;
+      const pointer = `${np}/properties/${escapePointerToken(a)}`;
       if (this.side === 'response') {
         this.add('field_added', 'compatible', childField(field, a), pointer, 'new result field', undefined, node);
       } else if (nReq.has(a)) {
@@ -406,8 +402,8 @@ class SchemaComparison {
       const nNode = nProps.get(k);
       if (nNode === undefined) continue;
       const f = childField(field, k);
-      const pointer = `${np}/properties/${escapePointer(k)}`;
-      this.compare(oNode, nNode, f, `${op}/properties/${escapePointer(k)}`, pointer);
+      const pointer = `${np}/properties/${escapePointerToken(k)}`;
+      this.compare(oNode, nNode, f, `${op}/properties/${escapePointerToken(k)}`, pointer);
       const was = oReq.has(k);
       const is = nReq.has(k);
       if (was === is) continue;

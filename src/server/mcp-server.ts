@@ -1,7 +1,7 @@
 // One MCP server instance over a runtime: tools/list from the registry, tools/call through
 // runtime.call with the request's AbortSignal, progress forwarded when the client asked for it.
 import { Server } from '@modelcontextprotocol/server';
-import { PROTOCOL_VERSION } from '../protocol/index.js';
+import { PROTOCOL_VERSION, TOOLGATE_VERSION } from '../protocol/index.js';
 import type { Runtime } from '../runtime/index.js';
 import { callResultOf, DEFAULT_RESULT_SHAPING, type ResultShaping } from './call-result.js';
 import type { ToolListing } from './tool-listing.js';
@@ -34,7 +34,7 @@ function envelopeFieldsOf(meta: Readonly<Record<string, unknown>>): Record<strin
 }
 
 export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpSession, opts: McpServerOptions = {}): Server {
-  const server = new Server({ name: opts.name ?? 'toolgate', version: opts.version ?? '0.1.0' }, { capabilities: { tools: {} } });
+  const server = new Server({ name: opts.name ?? 'toolgate', version: opts.version ?? TOOLGATE_VERSION }, { capabilities: { tools: {} } });
   const shaping = opts.resultShaping ?? DEFAULT_RESULT_SHAPING;
 
   server.setRequestHandler('tools/list', () => ({ tools: listing.tools }));

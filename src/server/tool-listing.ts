@@ -1,6 +1,6 @@
 // Registry entries as MCP tools: names, schemas and annotations (docs/mcp.md).
 import type { Tool } from '@modelcontextprotocol/server';
-import type { EffectClass } from '../protocol/index.js';
+import { OPEN_WORLD_EFFECTS, type EffectClass } from '../protocol/index.js';
 import type { ManifestEntry } from '../registry/index.js';
 
 type JsonObject = Record<string, unknown>;
@@ -21,8 +21,7 @@ export function mcpToolName(registryName: string): string {
   return registryName.replace(/\./g, '_');
 }
 
-/** Effects that reach beyond this machine. */
-const OPEN_WORLD: ReadonlySet<EffectClass> = new Set(['network', 'delete', 'publish', 'send', 'deploy', 'charge']);
+const OPEN_WORLD: ReadonlySet<EffectClass> = new Set(OPEN_WORLD_EFFECTS);
 
 export function annotationsOf(entry: ManifestEntry): McpToolAnnotations {
   const readOnly = entry.effect_class === 'read';

@@ -1,5 +1,6 @@
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import type { DetailedError, PolicyJson, SchemaJson } from '@cedar-policy/cedar-wasm/nodejs';
+import { LRUCache } from 'lru-cache';
 import { digestOf, type Digest } from '../../protocol/index.js';
 import type { Manifest } from '../../registry/index.js';
 import { actionsOf, NO_READS, readsOf, readsTime, resourceTypesOfScope, unionReads, type AttrSet, type Reads } from './analyze.js';
@@ -93,7 +94,7 @@ export class CedarPolicySet {
   readonly #scopes = new Map<string, readonly string[]>();
   /** Preparsed subsets per action, resource type and known attributes, built on first use. */
   readonly #partitions = new Map<string, Partition>();
-  readonly #cache = new Map<string, Omit<CedarVerdict, 'cached'>>();
+  readonly #cache: LRUCache<string, Omit<CedarVerdict, 'cached'>>;
   readonly #cacheSize: number;
 
   private constructor(
@@ -104,6 +105,8 @@ export class CedarPolicySet {
     options: PolicySetOptions,
   ) {
     this.#cacheSize = Math.max(0, options.cacheSize ?? DEFAULT_CACHE_SIZE);
+    // Least recently used goes first: a verdict asked for on every call stays while one-off ones pass through.
+    this.#cache = new LRUCache({ max: Math.max(1, this.#cacheSize) });
     this.policies = policies;
     this.schema = schema;
     this.version = digestOf([...policies.values()].map((p) => [p.id, p.text]).sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1)));
@@ -256,7 +259,6 @@ export class CedarPolicySet {
       };
     }
     if (key !== null) {
-      if (this.#cache.size >= this.#cacheSize) this.#cache.delete(this.#cache.keys().next().value as string);
       this.#cache.set(key, verdict);
     }
     return { ...verdict, cached: false };

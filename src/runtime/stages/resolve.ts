@@ -1,15 +1,18 @@
+import { LRUCache } from 'lru-cache';
 import type { Envelope, TaskId } from '../../protocol/index.js';
 import type { Manifest, Registry, Resolved } from '../../registry/index.js';
 import type { TaskStore } from '../../store/index.js';
 
 /**
  * Pins the task to the registry revision of its first call (durably), then resolves the tool
- * in that pinned revision. The pin is cached: it never changes once written.
+ * in that pinned revision. The pin is cached: it never changes once written. The cache keeps the
+ * most recently used tasks (an active task is never pushed out by others; a task read back after
+ * eviction finds the same durable pin).
  */
 export class Resolver {
   readonly #registry: Registry;
   readonly #tasks: TaskStore;
-  readonly #pins = new Map<TaskId, Manifest>();
+  readonly #pins = new LRUCache<TaskId, Manifest>({ max: 10_000 });
 
   constructor(registry: Registry, tasks: TaskStore) {
     this.#registry = registry;
@@ -21,7 +24,6 @@ export class Resolver {
     if (!m) {
       m = this.#tasks.pinTask(task, this.#registry.manifest);
       this.#pins.set(task, m);
-      if (this.#pins.size > 10_000) this.#pins.delete(this.#pins.keys().next().value as TaskId);
     }
     return m;
   }

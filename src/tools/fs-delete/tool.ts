@@ -82,6 +82,7 @@ const sameEntries = (a: readonly TreeEntry[], b: readonly TreeEntry[]): boolean 
 export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, ResolvedPath> {
   return defineTool<FsDeleteArgs, FsDeleteResult, ResolvedPath>({
     name: 'fs.delete',
+    module: import.meta.url,
     version: '1.0.0',
     description:
       'Delete a file, a symbolic link (the link itself) or, with recursive: true, a directory tree beneath the workspace root. Says whether git tracked it. Every removed byte is kept as a preimage artifact, so the receipt can be undone.',

@@ -111,6 +111,7 @@ function plan(f: PreparedFile, opened: OpenedTarget | null): { after: FileBytes 
 export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, PreparedFile[]> {
   return defineTool<FsPatchArgs, FsPatchResult, PreparedFile[]>({
     name: 'fs.patch',
+    module: import.meta.url,
     version: '1.0.0',
     description:
       'Change several files at once, all or nothing: either files:[{path, expected_sha256?, edits:[{old, new, replace_all?}]}] (each old text must occur exactly once, else no_match / ambiguous_match) or unified_diff (as git diff prints it). Every file is checked before any is written; a failure restores the earlier files. Returns the unified diff and the new revision.',

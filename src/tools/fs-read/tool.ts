@@ -62,6 +62,7 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
   const infos = new FileInfoCache();
   return defineTool<FsReadArgs, FsReadResult, ResolvedPath>({
     name: 'fs.read',
+    module: import.meta.url,
     version: '1.0.0',
     description:
       'Read a text file beneath the workspace root in bounded pages. Returns the content, the whole file sha256, the line range and, when truncated, a continuation token for the next page.',

@@ -64,6 +64,7 @@ function tryRenameNoReplace(fromDirfd: number, fromName: string, toDirfd: number
 export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, Prepared> {
   return defineTool<FsRenameArgs, FsRenameResult, Prepared>({
     name: 'fs.rename',
+    module: import.meta.url,
     version: '1.0.0',
     description:
       'Rename or move a file, directory or symbolic link (the link itself) within the workspace; identity is preserved. Fails with already_exists unless overwrite: true, which keeps the overwritten file as a preimage for undo.',

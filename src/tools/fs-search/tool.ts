@@ -47,6 +47,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
 
   return defineTool<FsSearchArgs, FsSearchResult, SearchPrepared>({
     name: 'fs.search',
+    module: import.meta.url,
     version: '1.0.0',
     description:
       'Search the workspace: literal text, regex (ripgrep syntax), file names (glob or substring), symbol definitions by name (TypeScript/JavaScript, Python, Go, Rust) or structural ast-grep patterns. Honours .gitignore; skips binary, generated and secret files and counts them. Results are ordered by path (UTF-8 bytes), line, column and paged with a continuation token.',

@@ -56,6 +56,7 @@ interface Prepared {
 export function createFsWrite(): ToolDefinition<FsWriteArgs, FsWriteResult, Prepared> {
   return defineTool<FsWriteArgs, FsWriteResult, Prepared>({
     name: 'fs.write',
+    module: import.meta.url,
     version: '1.0.0',
     description:
       'Create or replace a whole file beneath the workspace root. mode=create fails if it exists; mode=replace needs expected_sha256 of the current file. Atomic (temp file, fsync, rename), never through a symbolic link; the preimage is kept so the receipt can be undone.',

@@ -41,6 +41,7 @@ export function createFsUndo(opts: FsUndoOptions): ToolDefinition<FsUndoArgs, Fs
   const undoableEvidence = (receipts: ReceiptLookup, id: string, workspaceId: string): MutationEvidence => evidenceToUndo(receipts, id, workspaceId, opts.undoable);
   return defineTool<FsUndoArgs, FsUndoResult, null>({
     name: 'fs.undo',
+    module: import.meta.url,
     version: '1.0.0',
     description:
       'Undo an fs.write, fs.patch, fs.delete or fs.rename (or fs.undo) receipt: restores the exact bytes and modes it replaced, if every file it changed still has the digest it left; otherwise fails with undo_conflict naming the files changed since.',

@@ -1,0 +1,33 @@
+// `toolgate/registry`: defining tools and comparing registry manifests, without the runtime.
+// It loads the protocol and zod only: no SQLite, Cedar, ast-grep or MCP SDK
+// (test/package/subpath-exports.test.ts proves it). Every export is a decision.
+export {
+  defineTool,
+  anyTool,
+  Registry,
+  buildManifest,
+  parseManifest,
+  diffManifests,
+  formatDiff,
+  MANIFEST_FORMAT,
+  REGISTRY_DIFF_FORMAT,
+  type ToolSpec,
+  type ToolDefinition,
+  type AnyTool,
+  type CapabilityDimension,
+  type IdempotencyContract,
+  type CancellationMode,
+  type DeprecationState,
+  type RedactionRules,
+  type NormalizeContext,
+  type Normalized,
+  type ExecuteContext,
+  type ToolOutcome,
+  type ReconcileContext,
+  type ReconcileVerdict,
+  type Manifest,
+  type ManifestEntry,
+  type ManifestDiff,
+  type RegistryChange,
+  type DiffOptions,
+} from './index.js';
