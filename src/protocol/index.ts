@@ -27,6 +27,7 @@ export {
   sealReceipt,
   receiptIdOf,
   bodyOf,
+  receiptSkeleton,
   type CallStatus,
   type Receipt,
   type ReceiptBody,

@@ -1,15 +1,5 @@
 import { join } from 'node:path';
-import {
-  PROTOCOL_VERSION,
-  ToolgateError,
-  type AttemptId,
-  type ErrorBody,
-  type LogicalEffectId,
-  type Receipt,
-  type ReceiptBody,
-  type ReceiptId,
-  type TaskId,
-} from '../protocol/index.js';
+import { ToolgateError, type AttemptId, type Receipt, type ReceiptId, type TaskId } from '../protocol/index.js';
 import { Registry, type AnyTool, type ReceiptLookup } from '../registry/index.js';
 import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
@@ -250,31 +240,3 @@ export class Runtime {
 export function createRuntime(opts: RuntimeOptions): Runtime {
   return new Runtime(opts);
 }
-
-/** The fields every receipt starts from, before the stages fill in what they learn. */
-export function receiptSkeleton(task: TaskId, attempt: AttemptId, startedAt: string): Omit<ReceiptBody, 'prev_receipt_digest'> {
-  return {
-    protocol_version: PROTOCOL_VERSION,
-    task_id: task,
-    attempt_id: attempt,
-    logical_effect_id: null as LogicalEffectId | null,
-    idempotency_key: null,
-    tool: '',
-    tool_version: null,
-    registry_revision: null,
-    status: 'failed',
-    started_at: startedAt,
-    finished_at: startedAt,
-    queued_ms: 0,
-    normalized_action: null,
-    decision: null,
-    result: null,
-    error: null as ErrorBody | null,
-    truncated: false,
-    partial: null,
-    evidence: {},
-    artifacts: [],
-    redactions: [],
-  };
-}
-
