@@ -36,3 +36,4 @@ export {
   type PartialEffect,
 } from './receipt.js';
 export { echoString, echoValue, boundStrings, wellFormed, ECHO_MAX_CHARS, ERROR_STRING_MAX_CHARS, MAX_FAULTS } from './echo.js';
+export { CallAborted, abortKindOf, type AbortKind } from './abort.js';

@@ -1,6 +1,7 @@
 import { ToolgateError, newAttemptId, type AttemptId, type Envelope, type Receipt, type TaskId, receiptSkeleton } from '../protocol/index.js';
 import type { AnyTool, ExecuteContext } from '../registry/index.js';
-import { CallScope, type AbortKind } from './call-scope.js';
+import { CallScope } from './call-scope.js';
+import type { AbortKind } from '../protocol/index.js';
 import type { CallOptions, RuntimeParts } from './runtime.js';
 import { statusOf } from './status.js';
 import { HmacTokenCodec } from './tokens.js';

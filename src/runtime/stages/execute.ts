@@ -1,6 +1,6 @@
-import { ToolgateError, errorBody, type CallStatus, type ErrorBody, type PartialEffect } from '../../protocol/index.js';
+import { ToolgateError, errorBody, type AbortKind, type CallStatus, type ErrorBody, type PartialEffect } from '../../protocol/index.js';
 import type { AnyTool, ExecuteContext, RedactionWindow, ToolOutcome } from '../../registry/index.js';
-import type { CallScope, AbortKind } from '../call-scope.js';
+import type { CallScope } from '../call-scope.js';
 import { statusOf } from '../status.js';
 
 export type EffectSettlement = 'completed' | 'released' | 'ambiguous';
