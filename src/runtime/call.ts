@@ -149,6 +149,11 @@ export class Call {
     }
   }
 
+  /** For `await using` (TypeScript lowers it for this target; the pipeline keeps try/finally, which costs no helper). */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+
   /** Gives back everything still held, newest first: the effect record, then what the run holds. */
   async dispose(): Promise<void> {
     const key = this.#effectKey;

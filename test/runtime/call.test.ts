@@ -97,3 +97,14 @@ test('a task cancel reaches the scope of a running call, and no longer once the 
   assert.ok(!r.running.cancelled(TASK));
   await running.call.dispose();
 });
+
+test('await using a call gives everything back at the end of its block', async () => {
+  const r = recorder();
+  const client = new AbortController();
+  {
+    await using held = admitted(r, client.signal).call;
+    assert.equal(held.effectKey, 'k:one');
+  }
+  assert.deepEqual(r.log, ['let go k:one', 'slot released', 'budget released', 'scope left']);
+  assert.equal(getEventListeners(client.signal, 'abort').length, 0);
+});
