@@ -1,7 +1,9 @@
 // Whatever way a call ends, it gives back what it acquired: the concurrency slot, the budget
 // reservation, its scope (the client signal's listener, its place among the task's running
 // calls) and its hold on the effect record. A real runtime, a real SQLite store, concurrency 1:
-// a slot that was not given back makes the next call wait until its deadline.
+// a slot that was not given back makes the next call wait until its deadline. (The hold on the
+// effect record matters when the commit fails: test/store/store-failure.test.ts, whose retry
+// recovers the receipt only if the failed call let go of its record.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
