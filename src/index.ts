@@ -26,6 +26,9 @@ export {
   type Digest,
   type TaskId,
   type ReceiptId,
+  CallAborted,
+  abortKindOf,
+  type AbortKind,
 } from './protocol/index.js';
 
 // Defining tools

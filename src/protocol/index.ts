@@ -31,6 +31,7 @@ export {
   sealReceipt,
   receiptIdOf,
   bodyOf,
+  receiptSkeleton,
   type CallStatus,
   type Receipt,
   type ReceiptBody,
@@ -40,3 +41,4 @@ export {
 } from './receipt.js';
 export { echoString, echoValue, boundStrings, wellFormed, ECHO_MAX_CHARS, ERROR_STRING_MAX_CHARS, MAX_FAULTS } from './echo.js';
 export { TOOLGATE_VERSION } from './version.js';
+export { CallAborted, abortKindOf, type AbortKind } from './abort.js';

@@ -2,6 +2,7 @@ import { digestOf, type Digest } from './canonical.js';
 import type { ErrorBody } from './error.js';
 import type { Decision, NormalizedAction } from './action.js';
 import type { AttemptId, LogicalEffectId, ReceiptId, TaskId } from './ids.js';
+import { PROTOCOL_VERSION } from './envelope.js';
 
 export const CALL_STATUSES = [
   'succeeded',
@@ -87,4 +88,34 @@ export function receiptIdOf(digest: Digest): ReceiptId {
 export function bodyOf(receipt: Receipt): ReceiptBody {
   const { receipt_id: _id, digest: _digest, replay: _replay, ...body } = receipt;
   return body;
+}
+
+/**
+ * The fields every receipt starts from, before the stages fill in what they learn (the store
+ * adds `prev_receipt_digest` when it chains the receipt).
+ */
+export function receiptSkeleton(task: TaskId, attempt: AttemptId, startedAt: string): Omit<ReceiptBody, 'prev_receipt_digest'> {
+  return {
+    protocol_version: PROTOCOL_VERSION,
+    task_id: task,
+    attempt_id: attempt,
+    logical_effect_id: null as LogicalEffectId | null,
+    idempotency_key: null,
+    tool: '',
+    tool_version: null,
+    registry_revision: null,
+    status: 'failed',
+    started_at: startedAt,
+    finished_at: startedAt,
+    queued_ms: 0,
+    normalized_action: null,
+    decision: null,
+    result: null,
+    error: null as ErrorBody | null,
+    truncated: false,
+    partial: null,
+    evidence: {},
+    artifacts: [],
+    redactions: [],
+  };
 }

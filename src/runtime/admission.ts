@@ -1,4 +1,4 @@
-import { ToolgateError } from '../protocol/index.js';
+import { ToolgateError, abortKindOf } from '../protocol/index.js';
 
 /**
  * A concurrency limit whose queue honours the call's signal: a call whose deadline passes (or
@@ -57,9 +57,8 @@ export class Admission {
   }
 
   #refusal(signal: AbortSignal): ToolgateError {
-    const reason: unknown = signal.reason;
-    const cancelled = reason instanceof DOMException && reason.name === 'AbortError';
-    return cancelled
+    const kind = abortKindOf(signal.reason);
+    return kind === 'client_cancel' || kind === 'task_cancel'
       ? new ToolgateError('cancelled', 'cancelled while waiting for a concurrency slot', { phase: 'queue' })
       : new ToolgateError('deadline_expired', 'deadline passed while waiting for a concurrency slot', { phase: 'queue' });
   }

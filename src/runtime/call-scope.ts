@@ -1,10 +1,9 @@
-/** Why a call's signal aborted. */
-export type AbortKind = 'deadline' | 'timeout' | 'client_cancel' | 'task_cancel';
+import { CallAborted, type AbortKind } from '../protocol/index.js';
 
 /**
  * One AbortSignal per call: deadline ∧ tool timeout ∧ client cancel ∧ task cancel, with the
- * first reason kept. `dispose()` clears every timer and listener it made; the runtime calls it
- * in `finally`, so nothing outlives the call.
+ * first reason kept, as a `CallAborted` that carries its kind. `dispose()` clears every timer
+ * and listener it made; the call that owns the scope disposes it, so nothing outlives the call.
  */
 export class CallScope {
   readonly #controller = new AbortController();
@@ -40,7 +39,7 @@ export class CallScope {
   abort(kind: AbortKind): void {
     if (this.#kind !== null) return;
     this.#kind = kind;
-    this.#controller.abort(new DOMException(`call aborted: ${kind}`, kind === 'client_cancel' || kind === 'task_cancel' ? 'AbortError' : 'TimeoutError'));
+    this.#controller.abort(new CallAborted(kind));
   }
 
   /** Resolves when the signal aborts; the returned cancel removes the listener. */

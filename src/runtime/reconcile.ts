@@ -1,8 +1,7 @@
-import { ToolgateError, errorBody, type AttemptId, type LogicalEffectId, type Receipt, type TaskId } from '../protocol/index.js';
+import { ToolgateError, errorBody, receiptSkeleton, type AttemptId, type LogicalEffectId, type Receipt, type TaskId } from '../protocol/index.js';
 import type { AnyTool, ReconcileVerdict } from '../registry/index.js';
 import type { EffectRecord, UnsettledEffect } from '../store/index.js';
-import type { RuntimeParts } from './runtime.js';
-import { receiptSkeleton } from './runtime.js';
+import type { ReconcileParts as RuntimeParts } from './parts.js';
 import { redactStage } from './stages/redact.js';
 
 export type Settlement = 'completed' | 'released' | 'unknown';

@@ -1,28 +1,22 @@
 import { join } from 'node:path';
-import {
-  PROTOCOL_VERSION,
-  ToolgateError,
-  type AttemptId,
-  type ErrorBody,
-  type LogicalEffectId,
-  type Receipt,
-  type ReceiptBody,
-  type ReceiptId,
-  type TaskId,
-} from '../protocol/index.js';
-import { Registry, type AnyTool, type ReceiptLookup } from '../registry/index.js';
+import { ToolgateError, type Receipt, type ReceiptId, type TaskId } from '../protocol/index.js';
+import { Registry, type AnyTool } from '../registry/index.js';
 import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
 import { POLICY_MIGRATIONS, SqliteStore, guarded, sqlitePolicyStores, type EffectRecord, type MigrationSet } from '../store/index.js';
 import { ArtifactStore, sweepArtifactParts } from '../artifacts/index.js';
 import { builtinTools } from '../tools/index.js';
 import { Admission } from './admission.js';
-import type { CallScope } from './call-scope.js';
+import type { CallOptions } from './call.js';
+import type { ReconcileParts, RuntimeConfig, RuntimeParts, RuntimeServices, RuntimeState } from './parts.js';
+import { RunningCalls } from './running-calls.js';
 import { prepareStateDir } from './state-dir.js';
 import { loadTokenKey } from './tokens.js';
 import { Resolver } from './stages/resolve.js';
-import { runPipeline } from './pipeline.js';
+import { pipelineOf, runPipeline, type Pipeline } from './pipeline.js';
 import { listUnsettled, reconcileEffects, settleEffect, type ReconcileReport, type UnsettledEntry } from './reconcile.js';
+
+export type { CallOptions } from './call.js';
 
 export interface RuntimeOptions {
   /** The workspace root every path is resolved beneath. */
@@ -62,39 +56,11 @@ export interface RuntimeOptions {
   readonly migrations?: readonly MigrationSet[];
 }
 
-export interface CallOptions {
-  /** Client cancellation. */
-  readonly signal?: AbortSignal;
-  readonly onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
-}
-
-/** Everything one runtime instance owns; handed to the pipeline. No module-level state. */
-export interface RuntimeParts {
-  readonly workspace: Workspace;
-  readonly stateDir: string;
-  readonly registry: Registry;
-  readonly store: SqliteStore;
-  readonly artifacts: ArtifactStore;
-  readonly tokenKey: Buffer;
-  readonly resolver: Resolver;
-  readonly receiptLookup: ReceiptLookup;
-  readonly policy: PolicyEngine;
-  readonly environment: string | undefined;
-  readonly admission: Admission;
-  readonly defaultDeadlineMs: number;
-  readonly abortGraceMs: number;
-  readonly inlineResultBytes: number;
-  readonly secrets: readonly string[];
-  readonly attempts: Map<TaskId, AttemptId>;
-  /** Scopes of running calls, by task, for task cancellation. */
-  readonly running: Map<TaskId, Set<CallScope>>;
-  readonly cancelledTasks: Set<TaskId>;
-  /** Calls inside the pipeline now (from parse to commit): commits batch when there are others. */
-  readonly inflight: { count: number };
-}
-
 export class Runtime {
   readonly #parts: RuntimeParts;
+  readonly #pipeline: Pipeline;
+  /** What reconcile works with. */
+  readonly #reconcile: ReconcileParts;
   readonly #inflight = new Set<Promise<Receipt>>();
   #closed = false;
   /** Removal of temporary entries a crashed owner left (workspace and artifact parts); close waits for it. */
@@ -130,32 +96,35 @@ export class Runtime {
         store.close();
         throw e;
       }
-      this.#parts = {
+      const services: RuntimeServices = {
         workspace,
-        stateDir,
         registry,
         store,
         artifacts,
-        tokenKey,
+        policy,
         resolver: new Resolver(registry, store),
         receiptLookup: { get: (id) => store.getReceipt(id) },
-        policy,
-        environment: opts.environment,
         admission: new Admission(opts.concurrency ?? 8),
+      };
+      const config: RuntimeConfig = {
+        stateDir,
+        tokenKey,
+        environment: opts.environment,
         defaultDeadlineMs: opts.defaultDeadlineMs ?? 120_000,
         abortGraceMs: opts.abortGraceMs ?? 5_000,
         inlineResultBytes: opts.inlineResultBytes ?? 6 * 1024 * 1024,
         secrets: opts.secrets ?? [],
-        attempts: new Map(),
-        running: new Map(),
-        cancelledTasks: new Set(),
-        inflight: { count: 0 },
       };
+      const state: RuntimeState = { attempts: new Map(), running: new RunningCalls(), inflight: { count: 0 } };
+      this.#parts = { services, config, state };
     } catch (e) {
       workspace.close();
       throw e;
     }
-    sweepArtifactParts(this.#parts.artifacts.dir);
+    const { services, config } = this.#parts;
+    this.#reconcile = { workspace: services.workspace, registry: services.registry, store: services.store, artifacts: services.artifacts, secrets: config.secrets };
+    this.#pipeline = pipelineOf(this.#parts, this.#reconcile);
+    sweepArtifactParts(services.artifacts.dir);
     this.#sweep = sweepWorkspaceTemps(workspace).catch(() => []);
   }
 
@@ -165,27 +134,27 @@ export class Runtime {
   }
 
   get workspace(): Workspace {
-    return this.#parts.workspace;
+    return this.#parts.services.workspace;
   }
   get registry(): Registry {
-    return this.#parts.registry;
+    return this.#parts.services.registry;
   }
   get store(): SqliteStore {
-    return this.#parts.store;
+    return this.#parts.services.store;
   }
   get artifacts(): ArtifactStore {
-    return this.#parts.artifacts;
+    return this.#parts.services.artifacts;
   }
   get stateDir(): string {
-    return this.#parts.stateDir;
+    return this.#parts.config.stateDir;
   }
   /** The policy in force: its version, grants per task, budgets. */
   get policy(): PolicyEngine {
-    return this.#parts.policy;
+    return this.#parts.services.policy;
   }
   /** Approval requests: list, approve, deny (the CLI's `approvals`, `approve`, `deny`). */
   get approvals(): ApprovalDesk {
-    return this.#parts.policy.approvals;
+    return this.#parts.services.policy.approvals;
   }
 
   /**
@@ -194,7 +163,7 @@ export class Runtime {
    */
   call(envelope: unknown, opts: CallOptions = {}): Promise<Receipt> {
     if (this.#closed) return Promise.reject(new ToolgateError('internal_error', 'runtime is closed'));
-    const p = runPipeline(this.#parts, envelope, opts);
+    const p = runPipeline(this.#pipeline, envelope, opts);
     this.#inflight.add(p);
     void p.finally(() => this.#inflight.delete(p)).catch(() => {});
     return p;
@@ -202,26 +171,24 @@ export class Runtime {
 
   /** Cancels every running call of a task and refuses its new calls until `resumeTask`. */
   cancelTask(task: string): void {
-    const id = task as TaskId;
-    this.#parts.cancelledTasks.add(id);
-    for (const scope of this.#parts.running.get(id) ?? []) scope.abort('task_cancel');
+    this.#parts.state.running.cancel(task as TaskId);
   }
 
   resumeTask(task: string): void {
-    this.#parts.cancelledTasks.delete(task as TaskId);
+    this.#parts.state.running.resume(task as TaskId);
   }
 
   getReceipt(id: string): Receipt | undefined {
-    return this.#parts.store.getReceipt(id as ReceiptId);
+    return this.#parts.services.store.getReceipt(id as ReceiptId);
   }
 
   listAmbiguous(): EffectRecord[] {
-    return this.#parts.store.listEffects({ state: 'ambiguous' });
+    return this.#parts.services.store.listEffects({ state: 'ambiguous' });
   }
 
   /** Every effect that waits for reconcile (ambiguous, or sent by a runtime that is gone), with its age. */
   listUnsettled(): UnsettledEntry[] {
-    return listUnsettled(this.#parts);
+    return listUnsettled(this.#reconcile);
   }
 
   /**
@@ -229,12 +196,12 @@ export class Runtime {
    * reconcile(); commits a receipt for each settled one.
    */
   reconcile(): Promise<ReconcileReport> {
-    return reconcileEffects(this.#parts);
+    return reconcileEffects(this.#reconcile);
   }
 
   /** An operator's settlement of one effect reconcile cannot decide; the reason goes in its receipt. */
   settle(task: string, effectKey: string, settled: 'completed' | 'released', reason: string): Receipt {
-    return settleEffect(this.#parts, task as TaskId, effectKey, settled, reason);
+    return settleEffect(this.#reconcile, task as TaskId, effectKey, settled, reason);
   }
 
   /** Waits for running calls, then releases the database and the workspace. */
@@ -242,39 +209,11 @@ export class Runtime {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.allSettled([...this.#inflight, this.#sweep]);
-    this.#parts.store.close();
-    this.#parts.workspace.close();
+    this.#parts.services.store.close();
+    this.#parts.services.workspace.close();
   }
 }
 
 export function createRuntime(opts: RuntimeOptions): Runtime {
   return new Runtime(opts);
 }
-
-/** The fields every receipt starts from, before the stages fill in what they learn. */
-export function receiptSkeleton(task: TaskId, attempt: AttemptId, startedAt: string): Omit<ReceiptBody, 'prev_receipt_digest'> {
-  return {
-    protocol_version: PROTOCOL_VERSION,
-    task_id: task,
-    attempt_id: attempt,
-    logical_effect_id: null as LogicalEffectId | null,
-    idempotency_key: null,
-    tool: '',
-    tool_version: null,
-    registry_revision: null,
-    status: 'failed',
-    started_at: startedAt,
-    finished_at: startedAt,
-    queued_ms: 0,
-    normalized_action: null,
-    decision: null,
-    result: null,
-    error: null as ErrorBody | null,
-    truncated: false,
-    partial: null,
-    evidence: {},
-    artifacts: [],
-    redactions: [],
-  };
-}
-

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { abortKindOf } from '../protocol/index.js';
 import type { ArtifactWriter } from '../registry/index.js';
 import { processStat, sendSignal, signalName } from './process-table.js';
 import { StreamCapture, type StreamName, type StreamSummary } from './stream-capture.js';
@@ -71,8 +72,8 @@ const SETUP_FAILED = 125;
 const DRAIN_LIMIT_MS = 2_000;
 
 function stopReasonOf(signal: AbortSignal): StopReason {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'cancelled';
+  const kind = abortKindOf(signal.reason);
+  return kind === 'deadline' || kind === 'timeout' ? 'timeout' : 'cancelled';
 }
 
 /**

@@ -1,7 +1,9 @@
 import { ToolgateError, type AttemptId, type Envelope, type NormalizedAction, type Receipt } from '../../protocol/index.js';
 import type { Digest } from '../../protocol/index.js';
 import type { AnyTool } from '../../registry/index.js';
-import type { ClaimRequest, ClaimResult, EffectRecord } from '../../store/index.js';
+import type { ClaimRequest, ClaimResult, EffectRecord, EffectStore } from '../../store/index.js';
+import type { Call } from '../call.js';
+import type { Validated } from './validate.js';
 import { randomUUID } from 'node:crypto';
 
 /** The key of a call's logical effect, when it has one. */
@@ -11,17 +13,19 @@ export function effectKeyOf(env: Envelope): string | null {
   return null;
 }
 
-export type Claimed =
-  | { readonly kind: 'none' }
+type Claimed =
   | { readonly kind: 'held'; readonly key: string }
   | { readonly kind: 'replay'; readonly receipt: Receipt };
 
 /** What settles a record taken over from a gone owner (the tool's reconcile()). */
 export type Reconciler = (record: EffectRecord) => Promise<{ settled: 'completed' | 'released' | 'unknown'; receipt: Receipt | null; reason: string | null }>;
 
-export interface ClaimStore {
-  inspect(req: ClaimRequest): ClaimResult;
-  claim(req: ClaimRequest): ClaimResult;
+export interface ClaimServices {
+  readonly store: Pick<EffectStore, 'findEffect' | 'inspect' | 'claim'>;
+  /** Settles a taken-over record through its tool's reconcile(), given the retry's validated arguments. */
+  readonly reconcile: (record: EffectRecord, args: unknown) => ReturnType<Reconciler>;
+  /** Deadline of a call whose envelope has none, from its arrival. */
+  readonly defaultDeadlineMs: number;
 }
 
 export function claimRequestOf(env: Envelope, key: string, tool: AnyTool, argsDigest: Digest, attempt: AttemptId, deadline: number): ClaimRequest {
@@ -44,7 +48,7 @@ export function claimRequestOf(env: Envelope, key: string, tool: AnyTool, argsDi
  * is reconciled first: completed → its recovered receipt is the answer; released → the call
  * goes on; unknown → reconciliation_required (an operator settles it).
  */
-async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile: Reconciler, again: () => ClaimResult): Promise<Claimed | 'free'> {
+async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile: Reconciler, again: () => ClaimResult | Promise<ClaimResult>): Promise<Claimed | 'free'> {
   switch (r.kind) {
     case 'new':
       return { kind: 'held', key };
@@ -60,7 +64,7 @@ async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile:
           break;
         case 'released':
           // Nothing happened: the call may run. Look again (another retry may have taken it).
-          return decide(again(), key, req, () => Promise.reject(new ToolgateError('internal_error', 'a record was reconciled twice in one call', { key })), again);
+          return decide(await again(), key, req, () => Promise.reject(new ToolgateError('internal_error', 'a record was reconciled twice in one call', { key })), again);
         case 'unknown':
           break;
       }
@@ -96,35 +100,39 @@ async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile:
 }
 
 /**
- * Examines a keyed call's record before its resources are normalized, so that a retry after
- * a crash finds its effect even when the effect made normalize refuse (a renamed or deleted
- * path is `not_found` now). Writes nothing unless a gone owner's record must be reconciled.
+ * The examine stage: the call's deadline, and a keyed call's record before its resources are
+ * normalized, so that a retry after a crash finds its effect even when the effect made
+ * normalize refuse (a renamed or deleted path is `not_found` now). The deadline is absolute
+ * and covers the queue; a retry keeps the first. Writes nothing unless a gone owner's record
+ * must be reconciled. Returns the receipt that answers the call (a replay), or null.
  */
-export async function examineStage(store: ClaimStore, req: ClaimRequest, reconcile: Reconciler): Promise<Claimed | 'free'> {
-  return decide(store.inspect(req), req.effect_key, req, reconcile, () => store.inspect(req));
+export async function examineStage(s: ClaimServices, call: Call, env: Envelope, tool: AnyTool, valid: Validated): Promise<Receipt | null> {
+  const key = effectKeyOf(env);
+  const recorded = key === null ? undefined : await s.store.findEffect(env.task_id, key);
+  const requested = env.deadline !== undefined ? Date.parse(env.deadline) : call.arrived + s.defaultDeadlineMs;
+  call.deadline = recorded ? Math.min(recorded.deadline, requested) : requested;
+  if (key === null) return null;
+  const req = claimRequestOf(env, key, tool, valid.digest, call.draft.attempt_id, call.deadline);
+  const examined = await decide(await s.store.inspect(req), key, req, (rec) => s.reconcile(rec, valid.args), () => s.store.inspect(req));
+  return examined !== 'free' && examined.kind === 'replay' ? examined.receipt : null;
 }
 
 /**
- * The claim and intent stages. A keyed call goes through the idempotency state machine; an
- * unkeyed call of an effectful tool gets a fresh key, so its durable intent row exists before
- * any effect. Unkeyed reads have no effect to record.
+ * The claim stage. A keyed call goes through the idempotency state machine; an unkeyed call of
+ * an effectful tool gets a fresh key, so its durable intent row exists before any effect. The
+ * call holds the record it claimed until its receipt is committed. Unkeyed reads have no effect
+ * to record. Returns the receipt that answers the call (a replay), or null.
  */
-export async function claimStage(
-  store: ClaimStore,
-  env: Envelope,
-  tool: AnyTool,
-  action: NormalizedAction,
-  attempt: AttemptId,
-  deadline: number,
-  reconcile: Reconciler,
-): Promise<Claimed> {
+export async function claimStage(s: ClaimServices, call: Call, env: Envelope, tool: AnyTool, action: NormalizedAction, args: unknown): Promise<Receipt | null> {
   let key = effectKeyOf(env);
   if (key === null) {
-    if (tool.effect_class === 'read' && action.effect_class === 'read') return { kind: 'none' };
+    if (tool.effect_class === 'read' && action.effect_class === 'read') return null;
     key = `auto:${randomUUID()}`;
   }
-  const req = claimRequestOf(env, key, tool, action.args_digest, attempt, deadline);
-  const claimed = await decide(store.claim(req), key, req, reconcile, () => store.claim(req));
+  const req = claimRequestOf(env, key, tool, action.args_digest, call.draft.attempt_id, call.deadline);
+  const claimed = await decide(await s.store.claim(req), key, req, (rec) => s.reconcile(rec, args), () => s.store.claim(req));
   if (claimed === 'free') throw new ToolgateError('internal_error', 'a claim wrote nothing', { key });
-  return claimed;
+  if (claimed.kind === 'replay') return claimed.receipt;
+  call.holdEffect(claimed.key);
+  return null;
 }

@@ -1,38 +1,49 @@
-import type { Receipt, ReceiptBody } from '../../protocol/index.js';
-import type { AnyTool } from '../../registry/index.js';
-import { storeFailure } from '../../store/index.js';
-import type { RuntimeParts } from '../runtime.js';
-import type { Executed } from './execute.js';
+import type { Receipt } from '../../protocol/index.js';
+import type { ArtifactStore } from '../../artifacts/index.js';
+import { storeFailure, type ReceiptStore } from '../../store/index.js';
+import type { Call } from '../call.js';
 import { redactStage } from './redact.js';
 
-export type Draft = { -readonly [K in keyof Omit<ReceiptBody, 'prev_receipt_digest'>]: Omit<ReceiptBody, 'prev_receipt_digest'>[K] };
+export interface CommitServices {
+  readonly store: Pick<ReceiptStore, 'commit' | 'commitBatched'>;
+  readonly artifacts: Pick<ArtifactStore, 'put'>;
+  /** Results larger than this (JSON bytes) are stored as an artifact. */
+  readonly inlineResultBytes: number;
+  /** Named in a store failure. */
+  readonly stateDir: string;
+  /** Calls inside the pipeline now. */
+  readonly inflight: { readonly count: number };
+}
 
 /**
  * redact → (spill large results to artifacts) → commit. The receipt is durable before it is
- * returned. A store that cannot commit rejects with `store_unavailable`; the effect record is
- * then left as it was (claimed or sent), for a retry or `toolgate reconcile` to settle.
+ * returned; the effect record the call holds takes its final state in the same transaction. A
+ * store that cannot commit rejects with `store_unavailable`; the effect record is then left as
+ * it was (claimed or sent), for a retry or `toolgate reconcile` to settle.
  */
-export function commitStage(parts: RuntimeParts, draft: Draft, tool: AnyTool | null, secrets: readonly string[], heldKey: string | null, executed: Executed | null): Promise<Receipt> {
-  const red = redactStage(tool, draft, secrets, executed?.redaction_windows ?? []);
+export async function commitStage(s: CommitServices, call: Call): Promise<Receipt> {
+  const { draft, executed } = call;
+  const red = redactStage(call.tool, draft, call.secrets, executed?.redaction_windows ?? []);
   Object.assign(draft, red.body);
   draft.redactions = red.notes;
   try {
-    if (draft.result !== null && mayExceed(draft.result, parts.inlineResultBytes)) {
+    if (draft.result !== null && mayExceed(draft.result, s.inlineResultBytes)) {
       const text = JSON.stringify(draft.result);
-      if (Buffer.byteLength(text) > parts.inlineResultBytes) {
-        const ref = parts.artifacts.put(text, 'application/json', 'result');
+      if (Buffer.byteLength(text) > s.inlineResultBytes) {
+        const ref = s.artifacts.put(text, 'application/json', 'result');
         draft.artifacts = [...draft.artifacts, ref];
         draft.result = { artifact: ref.digest, bytes: ref.bytes, inline: false };
       }
     }
     draft.finished_at = new Date().toISOString();
-    const effect = heldKey === null ? undefined : { key: heldKey, state: executed?.effect ?? 'released' };
+    const key = call.effectKey;
+    const effect = key === null ? undefined : { key, state: executed?.effect ?? 'released' };
     const req = { body: draft, ...(effect ? { effect } : {}) };
     // Alone, a call commits at once; with other calls in the pipeline, the commits of one turn of
     // the event loop share a transaction (and its fsync).
-    return parts.inflight.count > 1 ? parts.store.commitBatched(req) : Promise.resolve(parts.store.commit(req));
+    return s.inflight.count > 1 ? await s.store.commitBatched(req) : await s.store.commit(req);
   } catch (e) {
-    return Promise.reject(storeFailure(e, 'commit the receipt', parts.stateDir));
+    throw storeFailure(e, 'commit the receipt', s.stateDir);
   }
 }
 

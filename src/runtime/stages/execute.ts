@@ -1,7 +1,11 @@
-import { ToolgateError, errorBody, type CallStatus, type ErrorBody, type PartialEffect } from '../../protocol/index.js';
+import { ToolgateError, errorBody, type AbortKind, type CallStatus, type Envelope, type ErrorBody, type PartialEffect } from '../../protocol/index.js';
 import type { AnyTool, ExecuteContext, RedactionWindow, ToolOutcome } from '../../registry/index.js';
-import type { CallScope, AbortKind } from '../call-scope.js';
+import type { Call } from '../call.js';
+import type { CallScope } from '../call-scope.js';
 import { statusOf } from '../status.js';
+import { contextOf, type ContextServices } from './context.js';
+import type { Normalized } from './normalize.js';
+import type { Validated } from './validate.js';
 
 export type EffectSettlement = 'completed' | 'released' | 'ambiguous';
 
@@ -18,11 +22,24 @@ export interface Executed {
   readonly redaction_windows: readonly RedactionWindow[];
 }
 
+export interface ExecuteServices extends ContextServices {
+  /** How long a tool may take to stop after its signal aborts. */
+  readonly abortGraceMs: number;
+}
+
+/** The execute stage: the tool runs under the call's signal; its outcome and wall time go to the call. */
+export async function executeStage(s: ExecuteServices, call: Call, env: Envelope, tool: AnyTool, valid: Validated, normalized: Normalized): Promise<void> {
+  const ctx = contextOf(s, call, env, valid, normalized);
+  const startedAt = performance.now();
+  const executed = await runTool(tool, ctx, call.scope, () => call.sent, s.abortGraceMs);
+  call.ran(executed, performance.now() - startedAt);
+}
+
 /**
  * Runs the tool under the call's signal. A tool that does not return within `graceMs` of an
  * abort is not waited for further: the call ends, ambiguous if it had sent anything.
  */
-export async function executeStage(
+async function runTool(
   tool: AnyTool,
   ctx: ExecuteContext<never, never>,
   scope: CallScope,

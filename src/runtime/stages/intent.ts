@@ -1,26 +1,22 @@
-import type { TaskId } from '../../protocol/index.js';
 import type { EffectIntent } from '../../registry/index.js';
 import type { EffectStore } from '../../store/index.js';
 import { redact } from '../../redact/index.js';
+import type { Call } from '../call.js';
 
 /**
- * The intent stage's second half: `markSent` as a tool sees it. The record moves to `sent` and
- * keeps the tool's intent (redacted: paths and digests, never content) durably before the
- * effect. A later markSent with a fuller intent (a step of the same effect) records it too.
+ * The intent stage's second half: `markSent` as a tool sees it. The record the call holds
+ * moves to `sent` and keeps the tool's intent (redacted: paths and digests, never content)
+ * durably before the effect. A later markSent with a fuller intent (a step of the same
+ * effect) records it too.
  */
-export function intentStage(store: Pick<EffectStore, 'markSent'>, task: TaskId, key: string | null, secrets: readonly string[]): { markSent(intent?: EffectIntent): void; readonly sent: boolean } {
-  let sent = false;
-  return {
-    markSent(intent?: EffectIntent): void {
-      if (sent && intent === undefined) return;
-      if (key !== null) {
-        const recorded = intent === undefined ? null : (redact(intent, { fields: [], patterns: true, secrets }).value as EffectIntent);
-        store.markSent(task, key, recorded);
-      }
-      sent = true;
-    },
-    get sent(): boolean {
-      return sent;
-    },
+export function intentStage(store: Pick<EffectStore, 'markSent'>, call: Call): (intent?: EffectIntent) => void {
+  return (intent) => {
+    if (call.sent && intent === undefined) return;
+    const key = call.effectKey;
+    if (key !== null) {
+      const recorded = intent === undefined ? null : (redact(intent, { fields: [], patterns: true, secrets: call.secrets }).value as EffectIntent);
+      store.markSent(call.draft.task_id, key, recorded);
+    }
+    call.markedSent();
   };
 }

@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Envelope, TaskId } from '../../protocol/index.js';
-import type { Manifest, Registry, Resolved } from '../../registry/index.js';
+import type { AnyTool, Manifest, Registry, Resolved } from '../../registry/index.js';
 import type { TaskStore } from '../../store/index.js';
+import type { Call } from '../call.js';
 
 /**
  * Pins the task to the registry revision of its first call (durably), then resolves the tool
@@ -32,4 +33,13 @@ export class Resolver {
     const manifest = this.pinned(env.task_id);
     return { ...this.#registry.resolve(env.tool, env.tool_version, manifest, now), revision: manifest.revision };
   }
+}
+
+/** The tool, in the task's pinned registry revision; the receipt records which. */
+export async function resolveStage(resolver: Resolver, call: Call, env: Envelope): Promise<AnyTool> {
+  const resolved = await resolver.resolve(env, call.arrived);
+  call.tool = resolved.tool;
+  call.draft.tool_version = resolved.tool.version;
+  call.draft.registry_revision = resolved.revision;
+  return resolved.tool;
 }

@@ -1,0 +1,51 @@
+import type { AttemptId, TaskId } from '../protocol/index.js';
+import type { Registry, ReceiptLookup } from '../registry/index.js';
+import type { Workspace } from '../resources/index.js';
+import type { PolicyEngine } from '../policy/index.js';
+import type { SqliteStore } from '../store/index.js';
+import type { ArtifactStore } from '../artifacts/index.js';
+import type { Admission } from './admission.js';
+import type { RunningCalls } from './running-calls.js';
+import type { Resolver } from './stages/resolve.js';
+
+/** What one runtime instance is made of: each stage is handed the few it uses (pipeline.ts). */
+export interface RuntimeServices {
+  readonly workspace: Workspace;
+  readonly registry: Registry;
+  readonly store: SqliteStore;
+  readonly artifacts: ArtifactStore;
+  readonly policy: PolicyEngine;
+  readonly resolver: Resolver;
+  readonly receiptLookup: ReceiptLookup;
+  readonly admission: Admission;
+}
+
+/** Fixed at start: where the state lives, limits, and what must never be recorded. */
+export interface RuntimeConfig {
+  readonly stateDir: string;
+  /** Signs continuation tokens (a secret, loaded from the state dir). */
+  readonly tokenKey: Buffer;
+  readonly environment: string | undefined;
+  readonly defaultDeadlineMs: number;
+  readonly abortGraceMs: number;
+  readonly inlineResultBytes: number;
+  readonly secrets: readonly string[];
+}
+
+/** What changes while the runtime runs, per instance (no module-level state). */
+export interface RuntimeState {
+  /** A task's attempt id, for envelopes that bring none. */
+  readonly attempts: Map<TaskId, AttemptId>;
+  readonly running: RunningCalls;
+  /** Calls inside the pipeline now (from parse to commit): commits batch when there are others. */
+  readonly inflight: { count: number };
+}
+
+export interface RuntimeParts {
+  readonly services: RuntimeServices;
+  readonly config: RuntimeConfig;
+  readonly state: RuntimeState;
+}
+
+/** What reconcile works with: the services it settles effects through, and the secrets to redact. */
+export type ReconcileParts = Pick<RuntimeServices, 'workspace' | 'registry' | 'store' | 'artifacts'> & Pick<RuntimeConfig, 'secrets'>;

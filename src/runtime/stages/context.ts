@@ -1,0 +1,48 @@
+import type { Envelope } from '../../protocol/index.js';
+import type { ExecuteContext, ReceiptLookup } from '../../registry/index.js';
+import type { Workspace } from '../../resources/index.js';
+import type { ArtifactStore } from '../../artifacts/index.js';
+import type { EffectStore, TaskStore } from '../../store/index.js';
+import type { Call } from '../call.js';
+import { HmacTokenCodec } from '../tokens.js';
+import { intentStage } from './intent.js';
+import type { Validated } from './validate.js';
+import type { Normalized } from './normalize.js';
+
+export interface ContextServices {
+  readonly workspace: Workspace;
+  readonly artifacts: ArtifactStore;
+  readonly receipts: ReceiptLookup;
+  readonly store: Pick<TaskStore, 'currentRevision' | 'advanceRevision'> & Pick<EffectStore, 'markSent'>;
+  readonly tokenKey: Buffer;
+  /** Hidden from everything a tool runs. */
+  readonly stateDir: string;
+}
+
+/** What a tool sees of its call: its arguments and action, the call's signal, and the runtime's services. */
+export function contextOf(s: ContextServices, call: Call, env: Envelope, valid: Validated, normalized: Normalized): ExecuteContext<never, never> {
+  return {
+    args: valid.args as never,
+    prepared: normalized.prepared as never,
+    action: normalized.action,
+    signal: call.scope.signal,
+    deadline: call.deadline,
+    task_id: env.task_id,
+    attempt_id: call.draft.attempt_id,
+    logical_effect_id: env.logical_effect_id ?? null,
+    workspace: s.workspace,
+    artifacts: s.artifacts,
+    tokens: new HmacTokenCodec(s.tokenKey, env.task_id),
+    revision: {
+      current: () => `r${s.store.currentRevision()}`,
+      advance: () => `r${s.store.advanceRevision()}`,
+    },
+    receipts: s.receipts,
+    hidden_paths: [s.stateDir],
+    progress: (p) => call.options.onProgress?.({ ...p }),
+    addSecret: (value) => {
+      call.secrets.push(value);
+    },
+    markSent: intentStage(s.store, call),
+  };
+}
