@@ -7,6 +7,7 @@ import type { ArtifactStore } from '../artifacts/index.js';
 import type { Admission } from './admission.js';
 import type { RunningCalls } from './running-calls.js';
 import type { Resolver } from './stages/resolve.js';
+import type { LRUCache } from 'lru-cache';
 
 /** What one runtime instance is made of: each stage is handed the few it uses (pipeline.ts). */
 export interface RuntimeServices {
@@ -35,7 +36,8 @@ export interface RuntimeConfig {
 /** What changes while the runtime runs, per instance (no module-level state). */
 export interface RuntimeState {
   /** A task's attempt id, for envelopes that bring none. */
-  readonly attempts: Map<TaskId, AttemptId>;
+  /** Attempt ids the runtime gave tasks that named none; least recently used first out, so an active task keeps its id. */
+  readonly attempts: LRUCache<TaskId, AttemptId>;
   readonly running: RunningCalls;
   /** Calls inside the pipeline now (from parse to commit): commits batch when there are others. */
   readonly inflight: { count: number };

@@ -12,14 +12,14 @@ import { authorizeStage, type AuthorizeServices } from './stages/authorize.js';
 import { admitStage, type AdmitServices } from './stages/admit.js';
 import { executeStage, type ExecuteServices } from './stages/execute.js';
 import { commitStage, type CommitServices } from './stages/commit.js';
+import type { LRUCache } from 'lru-cache';
 
-function attemptOf(parts: { readonly attempts: Map<TaskId, AttemptId> }, env: Envelope): AttemptId {
+function attemptOf(parts: { readonly attempts: LRUCache<TaskId, AttemptId> }, env: Envelope): AttemptId {
   if (env.attempt_id !== undefined) return env.attempt_id;
   let a = parts.attempts.get(env.task_id);
   if (!a) {
     a = newAttemptId();
     parts.attempts.set(env.task_id, a);
-    if (parts.attempts.size > 10_000) parts.attempts.delete(parts.attempts.keys().next().value as TaskId);
   }
   return a;
 }

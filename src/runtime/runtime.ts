@@ -15,6 +15,7 @@ import { loadTokenKey } from './tokens.js';
 import { Resolver } from './stages/resolve.js';
 import { pipelineOf, runPipeline, type Pipeline } from './pipeline.js';
 import { listUnsettled, reconcileEffects, settleEffect, type ReconcileReport, type UnsettledEntry } from './reconcile.js';
+import { LRUCache } from 'lru-cache';
 
 export type { CallOptions } from './call.js';
 
@@ -115,7 +116,7 @@ export class Runtime {
         inlineResultBytes: opts.inlineResultBytes ?? 6 * 1024 * 1024,
         secrets: opts.secrets ?? [],
       };
-      const state: RuntimeState = { attempts: new Map(), running: new RunningCalls(), inflight: { count: 0 } };
+      const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls(), inflight: { count: 0 } };
       this.#parts = { services, config, state };
     } catch (e) {
       workspace.close();
