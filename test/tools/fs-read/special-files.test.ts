@@ -4,69 +4,87 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { envelope, testRuntime } from '../../support/fixtures.js';
 import { withHarness } from '../fs-write/harness.js';
 
-// Opens `fifo` for writing after a while, so that a reader blocked in open(2) is released and
-// the test ends even without the fix; it counts how many blocked readers it had to release.
-const RELEASER = `
-const fs = require('node:fs');
-const [fifo, out] = process.argv.slice(1);
-let released = 0;
-setInterval(() => {
-  try { fs.closeSync(fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK)); released++; fs.writeFileSync(out, String(released)); } catch {}
-}, 3000);`;
-
-void test('fs.read of a FIFO is refused at once as a special file (no writer needed)', async () => {
-  const { rt, workspace, done } = testRuntime();
-  execFileSync('mkfifo', [join(workspace, 'fifo')]);
-  const out = join(workspace, '..', 'released');
-  const releaser = spawn(process.execPath, ['-e', RELEASER, join(workspace, 'fifo'), out], { stdio: 'ignore' });
-  try {
-    const r = await rt.call(envelope('fs.read', { path: 'fifo' }));
-    assert.equal(r.status, 'failed');
-    assert.equal(r.error?.code, 'invalid_resource', JSON.stringify(r.error));
-    assert.equal((r.error?.data as { kind: string }).kind, 'fifo');
-    assert.equal((r.error?.data as { reason: string }).reason, 'special_file');
-    let released = '0';
-    try {
-      released = readFileSync(out, 'utf8');
-    } catch {
-      // never released anyone
+/**
+ * Readers stuck in open(2) on the FIFO at `path`, released now. Called only once no call is
+ * running: a non-blocking open for writing succeeds only when some reader has the FIFO open,
+ * and with every call returned the only such reader is one stuck in open(2) (a tool's own brief
+ * non-blocking open would also count, which is why the count is taken after the calls, not
+ * while they run). Each success releases that reader; bounded.
+ */
+function releaseStuckReaders(paths: readonly string[]): number {
+  let released = 0;
+  for (const path of paths) {
+    for (let i = 0; i < 64; i++) {
+      try {
+        const fd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+        const fifo = fstatSync(fd).isFIFO();
+        closeSync(fd);
+        if (!fifo) break;
+        released++;
+      } catch {
+        break; // ENXIO: no reader; ENOENT: not there
+      }
     }
-    assert.equal(released, '0', 'the read waited for a writer');
+  }
+  return released;
+}
+
+/** Short enough that a call stuck in open(2) ends the test soon; long enough for a loaded machine. */
+const CALL_DEADLINE_MS = 15_000;
+const deadline = (): string => new Date(Date.now() + CALL_DEADLINE_MS).toISOString();
+
+void test('the stuck-reader count sees a process blocked in open(2) on a FIFO (the check below can fail)', async () => {
+  const { workspace, done } = testRuntime();
+  const fifo = join(workspace, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  const reader = spawn('cat', [fifo], { stdio: 'ignore' });
+  try {
+    let released = 0;
+    // Bounded: cat reaches open(2) within milliseconds; retry until it is there.
+    for (let i = 0; i < 200 && released === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      released = releaseStuckReaders([fifo]);
+    }
+    assert.equal(released, 1);
   } finally {
-    releaser.kill('SIGKILL');
-    await once(releaser, 'exit');
+    reader.kill('SIGKILL');
+    await once(reader, 'exit');
     await done();
   }
 });
 
-// Swaps `f` between a regular file and a FIFO; every few hundred ms it also opens the FIFO for
-// writing, which succeeds only when some reader is blocked in open(2) on it (and releases it).
+void test('fs.read of a FIFO is refused at once as a special file (no writer needed)', async () => {
+  const { rt, workspace, done } = testRuntime();
+  const fifo = join(workspace, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  try {
+    const r = await rt.call(envelope('fs.read', { path: 'fifo' }, { deadline: deadline() }));
+    assert.equal(releaseStuckReaders([fifo]), 0, 'the read waited for a writer');
+    assert.equal(r.status, 'failed');
+    assert.equal(r.error?.code, 'invalid_resource', JSON.stringify(r.error));
+    assert.equal((r.error?.data as { kind: string }).kind, 'fifo');
+    assert.equal((r.error?.data as { reason: string }).reason, 'special_file');
+  } finally {
+    releaseStuckReaders([fifo]);
+    await done();
+  }
+});
+
+// Swaps `f` between a regular file and a FIFO as fast as it can.
 const SWAPPER = `
 const fs = require('node:fs');
-const [root, out] = process.argv.slice(1);
+const [root] = process.argv.slice(1);
 const p = (n) => root + '/' + n;
 const pause = new Int32Array(new SharedArrayBuffer(4));
-let released = 0;
-let last = Date.now();
 process.send('ready');
 for (;;) {
   try { fs.renameSync(p('f'), p('f.reg')); fs.renameSync(p('f.fifo'), p('f')); } catch {}
   Atomics.wait(pause, 0, 0, Math.random() * 0.5);
-  if (Date.now() - last > 300) {
-    last = Date.now();
-    for (const n of ['f', 'f.fifo']) {
-      try {
-        const fd = fs.openSync(p(n), fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-        if (fs.fstatSync(fd).isFIFO()) { released++; fs.writeFileSync(out, String(released)); }
-        fs.closeSync(fd);
-      } catch {}
-    }
-  }
   try { fs.renameSync(p('f'), p('f.fifo')); fs.renameSync(p('f.reg'), p('f')); } catch {}
   Atomics.wait(pause, 0, 0, Math.random() * 0.5);
 }`;
@@ -77,33 +95,29 @@ void test(`a file swapped for a FIFO during ${CALLS} reads, writes and patches n
   withHarness(async (h) => {
     writeFileSync(join(h.root, 'f'), 'a\n');
     execFileSync('mkfifo', [join(h.root, 'f.fifo')]);
-    const out = join(h.outside, 'released');
-    const child = spawn(process.execPath, ['-e', SWAPPER, h.root, out], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = spawn(process.execPath, ['-e', SWAPPER, h.root], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     const outcomes = new Map<string, number>();
     try {
       await once(child, 'message');
       for (let i = 0; i < CALLS; i++) {
         const r =
           i % 3 === 0
-            ? await h.call('fs.read', { path: 'f' })
+            ? await h.call('fs.read', { path: 'f' }, { deadline: deadline() })
             : i % 3 === 1
-              ? await h.call('fs.write', { path: 'f', content: 'a\n', mode: 'create_or_replace' })
-              : await h.call('fs.patch', { files: [{ path: 'f', edits: [{ old: 'a', new: 'b' }] }] });
+              ? await h.call('fs.write', { path: 'f', content: 'a\n', mode: 'create_or_replace' }, { deadline: deadline() })
+              : await h.call('fs.patch', { files: [{ path: 'f', edits: [{ old: 'a', new: 'b' }] }] }, { deadline: deadline() });
         const key = `${r.tool}:${r.status === 'succeeded' ? 'succeeded' : `${r.error?.code}${(r.error?.data as { reason?: string } | undefined)?.reason ? `/${(r.error?.data as { reason: string }).reason}` : ''}`}`;
         outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        if (r.status === 'expired' || r.status === 'timed_out') break; // stuck in open(2): counted below
       }
     } finally {
       child.kill('SIGKILL');
       await once(child, 'exit');
     }
-    let released = 0;
-    try {
-      released = Number(readFileSync(out, 'utf8'));
-    } catch {
-      // never released anyone
-    }
-    t.diagnostic(`outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}; calls released from a blocked open: ${released}`);
-    console.log("RELEASED", released, out); assert.equal(released, 0, "calls blocked in open(2) on the FIFO");
+    // Every call has returned: a reader still in open(2) is a call's thread that blocked.
+    const released = releaseStuckReaders([join(h.root, 'f'), join(h.root, 'f.fifo')]);
+    t.diagnostic(`outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}; readers stuck in open(2): ${released}`);
+    assert.equal(released, 0, 'calls blocked in open(2) on the FIFO');
     for (const key of outcomes.keys()) assert.doesNotMatch(key, /internal_error|execution_failed/, key);
   }));
 
