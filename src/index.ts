@@ -48,3 +48,6 @@ export { attenuate, parseGrantFile, DEFAULT_GRANT, type TaskGrant, type Grant, t
 
 // MCP
 export { serveMcpStdio, serveMcpHttp, type StdioServeOptions, type HttpServeOptions } from './server/index.js';
+
+// Stores: the runtime's state behind an injected, asynchronous interface (SQLite by default)
+export { sqliteStore, type Store, type StoreFactory, type StoreContext, type SqliteOptions } from './store/index.js';

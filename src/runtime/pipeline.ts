@@ -36,15 +36,6 @@ function attemptOf(parts: RuntimeParts, env: Envelope): AttemptId {
  * a retry after a crash finds (and reconciles) the effect it already caused.
  */
 export async function runPipeline(parts: RuntimeParts, input: unknown, opts: CallOptions): Promise<Receipt> {
-  parts.inflight.count++;
-  try {
-    return await runStages(parts, input, opts);
-  } finally {
-    parts.inflight.count--;
-  }
-}
-
-async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions): Promise<Receipt> {
   const arrived = Date.now();
   const draft: Draft = receiptSkeleton(taskOf(input), 'att_unparsed' as AttemptId, new Date(arrived).toISOString());
   const secrets: string[] = [...parts.secrets];
@@ -68,7 +59,7 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
     if (parts.cancelledTasks.has(env.task_id)) throw new ToolgateError('cancelled', 'the task is cancelled', { by: 'task', phase: 'admission' });
 
     // resolve (in the task's pinned registry revision)
-    const resolved = parts.resolver.resolve(env, arrived);
+    const resolved = await parts.resolver.resolve(env, arrived);
     tool = resolved.tool;
     draft.tool_version = tool.version;
     draft.registry_revision = resolved.revision;
@@ -78,7 +69,7 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
 
     // the deadline is absolute and covers the queue; a retry keeps the first deadline
     const key = effectKeyOf(env);
-    const recorded = key === null ? undefined : parts.store.findEffect(env.task_id, key);
+    const recorded = key === null ? undefined : await parts.store.findEffect(env.task_id, key);
     const requested = env.deadline !== undefined ? Date.parse(env.deadline) : arrived + parts.defaultDeadlineMs;
     const deadline = recorded ? Math.min(recorded.deadline, requested) : requested;
     const reconcile: Reconciler = async (rec) => {
@@ -93,17 +84,17 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
     }
 
     // normalize
-    const { action, prepared } = await normalizeStage(tool, args, argsDigest, parts.workspace, env.task_id, parts.receiptLookup, (r) =>
-      parts.policy.grantFor(env.task_id).covers(r),
+    const { action, prepared } = await normalizeStage(tool, args, argsDigest, parts.workspace, env.task_id, parts.receiptLookup, async (r) =>
+      (await parts.policy.grantFor(env.task_id)).covers(r),
     );
     draft.normalized_action = action;
 
     // authorize
-    const decision = authorizeStage(parts.policy, action, {
+    const decision = await authorizeStage(parts.policy, action, {
       task_id: env.task_id,
       attempt_id: draft.attempt_id,
       now: Date.now(),
-      revision: () => `r${parts.store.currentRevision()}`,
+      revision: async () => `r${await parts.store.currentRevision()}`,
       ...(parts.environment !== undefined ? { environment: parts.environment } : {}),
     });
     draft.decision = decision;
@@ -121,7 +112,7 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
       throw new ToolgateError('deadline_expired', 'the deadline passed before the call was admitted', { deadline: new Date(deadline).toISOString(), phase: 'admission' });
     }
     // budgets: reserved now, settled with the actual usage once the call has run
-    reservation = parts.policy.admit(env.task_id, Date.now(), { estimate: estimateOf(action), expires_at: deadline });
+    reservation = await parts.policy.admit(env.task_id, Date.now(), { estimate: estimateOf(action), expires_at: deadline });
     release = await parts.admission.acquire(scope.signal);
     draft.queued_ms = Date.now() - arrived;
 
@@ -145,8 +136,8 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
       artifacts: parts.artifacts,
       tokens: new HmacTokenCodec(parts.tokenKey, env.task_id),
       revision: {
-        current: () => `r${parts.store.currentRevision()}`,
-        advance: () => `r${parts.store.advanceRevision()}`,
+        current: async () => `r${await parts.store.currentRevision()}`,
+        advance: async () => `r${await parts.store.advanceRevision()}`,
       },
       receipts: parts.receiptLookup,
       hidden_paths: [parts.stateDir],
@@ -174,8 +165,8 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
   } finally {
     // A grant without a budget reserved nothing (id null): there is no usage to measure.
     if (reservation && reservation.id !== null) {
-      if (executed && draft.normalized_action) parts.policy.settle(reservation, usageOf(draft.normalized_action, executed, executedMs));
-      else parts.policy.release(reservation);
+      if (executed && draft.normalized_action) await parts.policy.settle(reservation, usageOf(draft.normalized_action, executed, executedMs));
+      else await parts.policy.release(reservation);
     }
     release?.();
     scope?.dispose();
@@ -190,6 +181,6 @@ async function runStages(parts: RuntimeParts, input: unknown, opts: CallOptions)
   } finally {
     // Committed or not, this call no longer runs its effect: an uncommitted record (the store
     // failed) stays claimed or sent for the next retry or `toolgate reconcile` to settle.
-    if (heldKey !== null) parts.store.letGo(draft.task_id, heldKey);
+    if (heldKey !== null) await parts.store.letGo(draft.task_id, heldKey);
   }
 }

@@ -13,7 +13,7 @@ import {
 import { Registry, type AnyTool, type ReceiptLookup } from '../registry/index.js';
 import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
-import { POLICY_MIGRATIONS, SqliteStore, guarded, sqlitePolicyStores, type EffectRecord, type MigrationSet } from '../store/index.js';
+import { guarded, sqliteStore, type EffectRecord, type Store, type StoreFactory } from '../store/index.js';
 import { ArtifactStore, sweepArtifactParts } from '../artifacts/index.js';
 import { builtinTools } from '../tools/index.js';
 import { Admission } from './admission.js';
@@ -49,17 +49,15 @@ export interface RuntimeOptions {
   readonly abortGraceMs?: number;
   /** Results larger than this (JSON bytes) are stored as an artifact. Default 6 MiB. */
   readonly inlineResultBytes?: number;
-  /**
-   * `full` (default): every commit is fsync'ed before it returns (shared by group commit), so a
-   * receipt returned as succeeded survives a power loss. `normal`: survives a process crash
-   * only; a power loss or file system failure may lose receipts already returned (docs/cli.md).
-   */
-  readonly durability?: 'normal' | 'full';
   /** Extra secret path patterns (see docs/paths.md). */
   readonly secretPatterns?: readonly string[];
   /** Values to redact from everything recorded (e.g. tokens the host injects). */
   readonly secrets?: readonly string[];
-  readonly migrations?: readonly MigrationSet[];
+  /**
+   * Where receipts, effects, tasks and the policy's state live. Default: `sqliteStore()`, one
+   * SQLite file in the state dir (its durability and migrations are options of sqliteStore).
+   */
+  readonly store?: StoreFactory;
 }
 
 export interface CallOptions {
@@ -73,7 +71,7 @@ export interface RuntimeParts {
   readonly workspace: Workspace;
   readonly stateDir: string;
   readonly registry: Registry;
-  readonly store: SqliteStore;
+  readonly store: Store;
   readonly artifacts: ArtifactStore;
   readonly tokenKey: Buffer;
   readonly resolver: Resolver;
@@ -89,8 +87,6 @@ export interface RuntimeParts {
   /** Scopes of running calls, by task, for task cancellation. */
   readonly running: Map<TaskId, Set<CallScope>>;
   readonly cancelledTasks: Set<TaskId>;
-  /** Calls inside the pipeline now (from parse to commit): commits batch when there are others. */
-  readonly inflight: { count: number };
 }
 
 export class Runtime {
@@ -100,37 +96,27 @@ export class Runtime {
   /** Removal of temporary entries a crashed owner left (workspace and artifact parts); close waits for it. */
   readonly #sweep: Promise<unknown>;
 
-  constructor(opts: RuntimeOptions) {
+  /** Opens the store the options name (SQLite in the state dir by default) and everything on it. */
+  static async open(opts: RuntimeOptions): Promise<Runtime> {
     const workspace = Workspace.open(opts.workspace, opts.secretPatterns ? { secretPatterns: opts.secretPatterns } : {});
+    let store: Store | undefined;
     try {
       const stateDir = prepareStateDir(workspace, opts.stateDir);
-      const store = new SqliteStore({ dir: stateDir, durability: opts.durability ?? 'full', migrations: [POLICY_MIGRATIONS, ...(opts.migrations ?? [])] });
+      store = await (opts.store ?? sqliteStore())({ stateDir });
       const registry = new Registry(opts.tools ?? builtinTools());
-      let policy: PolicyEngine;
-      try {
-        policy = new PolicyEngine({
-          manifest: registry.manifest,
-          stores: sqlitePolicyStores(store.db),
-          classifier: workspace.classifier,
-          ...(opts.grant ? { grant: opts.grant } : {}),
-          ...(opts.policies ? { policies: opts.policies } : {}),
-          ...(opts.repeatedDenialLimit !== undefined ? { repeatedDenialLimit: opts.repeatedDenialLimit } : {}),
-          ...(opts.approvalTtlMs !== undefined ? { approvalTtlMs: opts.approvalTtlMs } : {}),
-        });
-      } catch (e) {
-        store.close();
-        throw e;
-      }
-      let artifacts: ArtifactStore;
-      let tokenKey: Buffer;
-      try {
-        artifacts = guarded('prepare the artifact store', stateDir, () => new ArtifactStore(join(stateDir, 'artifacts'), { secrets: opts.secrets ?? [] }));
-        tokenKey = loadTokenKey(stateDir);
-      } catch (e) {
-        store.close();
-        throw e;
-      }
-      this.#parts = {
+      const policy = new PolicyEngine({
+        manifest: registry.manifest,
+        stores: store,
+        classifier: workspace.classifier,
+        ...(opts.grant ? { grant: opts.grant } : {}),
+        ...(opts.policies ? { policies: opts.policies } : {}),
+        ...(opts.repeatedDenialLimit !== undefined ? { repeatedDenialLimit: opts.repeatedDenialLimit } : {}),
+        ...(opts.approvalTtlMs !== undefined ? { approvalTtlMs: opts.approvalTtlMs } : {}),
+      });
+      const artifacts = guarded('prepare the artifact store', stateDir, () => new ArtifactStore(join(stateDir, 'artifacts'), { secrets: opts.secrets ?? [] }));
+      const tokenKey = loadTokenKey(stateDir);
+      const receipts = store;
+      return new Runtime({
         workspace,
         stateDir,
         registry,
@@ -138,7 +124,7 @@ export class Runtime {
         artifacts,
         tokenKey,
         resolver: new Resolver(registry, store),
-        receiptLookup: { get: (id) => store.getReceipt(id) },
+        receiptLookup: { get: (id) => receipts.getReceipt(id) },
         policy,
         environment: opts.environment,
         admission: new Admission(opts.concurrency ?? 8),
@@ -149,14 +135,18 @@ export class Runtime {
         attempts: new Map(),
         running: new Map(),
         cancelledTasks: new Set(),
-        inflight: { count: 0 },
-      };
+      });
     } catch (e) {
+      await store?.close().catch(() => {});
       workspace.close();
       throw e;
     }
-    sweepArtifactParts(this.#parts.artifacts.dir);
-    this.#sweep = sweepWorkspaceTemps(workspace).catch(() => []);
+  }
+
+  private constructor(parts: RuntimeParts) {
+    this.#parts = parts;
+    sweepArtifactParts(parts.artifacts.dir);
+    this.#sweep = sweepWorkspaceTemps(parts.workspace).catch(() => []);
   }
 
   /** The sweep of crash leftovers started at open (tests wait for it). */
@@ -170,7 +160,8 @@ export class Runtime {
   get registry(): Registry {
     return this.#parts.registry;
   }
-  get store(): SqliteStore {
+  /** The store behind this runtime, as its interface (receipts, effects, audit chain). */
+  get store(): Store {
     return this.#parts.store;
   }
   get artifacts(): ArtifactStore {
@@ -211,16 +202,16 @@ export class Runtime {
     this.#parts.cancelledTasks.delete(task as TaskId);
   }
 
-  getReceipt(id: string): Receipt | undefined {
+  getReceipt(id: string): Promise<Receipt | undefined> {
     return this.#parts.store.getReceipt(id as ReceiptId);
   }
 
-  listAmbiguous(): EffectRecord[] {
+  listAmbiguous(): Promise<EffectRecord[]> {
     return this.#parts.store.listEffects({ state: 'ambiguous' });
   }
 
   /** Every effect that waits for reconcile (ambiguous, or sent by a runtime that is gone), with its age. */
-  listUnsettled(): UnsettledEntry[] {
+  listUnsettled(): Promise<UnsettledEntry[]> {
     return listUnsettled(this.#parts);
   }
 
@@ -233,7 +224,7 @@ export class Runtime {
   }
 
   /** An operator's settlement of one effect reconcile cannot decide; the reason goes in its receipt. */
-  settle(task: string, effectKey: string, settled: 'completed' | 'released', reason: string): Receipt {
+  settle(task: string, effectKey: string, settled: 'completed' | 'released', reason: string): Promise<Receipt> {
     return settleEffect(this.#parts, task as TaskId, effectKey, settled, reason);
   }
 
@@ -242,13 +233,17 @@ export class Runtime {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.allSettled([...this.#inflight, this.#sweep]);
-    this.#parts.store.close();
-    this.#parts.workspace.close();
+    try {
+      await this.#parts.store.close();
+    } finally {
+      this.#parts.workspace.close();
+    }
   }
 }
 
-export function createRuntime(opts: RuntimeOptions): Runtime {
-  return new Runtime(opts);
+/** Opens a runtime: `await createRuntime({ workspace, store })` (Runtime.open). */
+export function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
+  return Runtime.open(opts);
 }
 
 /** The fields every receipt starts from, before the stages fill in what they learn. */

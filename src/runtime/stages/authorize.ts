@@ -2,7 +2,7 @@ import type { NormalizedAction } from '../../protocol/index.js';
 import { decisionError, type CallIdentity, type PolicyDecision, type PolicyEngine } from '../../policy/index.js';
 
 /** Grant ∧ policy over the normalized action, for this task, attempt and time. */
-export function authorizeStage(policy: PolicyEngine, action: NormalizedAction, call: CallIdentity): PolicyDecision {
+export function authorizeStage(policy: PolicyEngine, action: NormalizedAction, call: CallIdentity): Promise<PolicyDecision> {
   return policy.authorize(action, call);
 }
 

@@ -20,8 +20,8 @@ export type Claimed =
 export type Reconciler = (record: EffectRecord) => Promise<{ settled: 'completed' | 'released' | 'unknown'; receipt: Receipt | null; reason: string | null }>;
 
 export interface ClaimStore {
-  inspect(req: ClaimRequest): ClaimResult;
-  claim(req: ClaimRequest): ClaimResult;
+  inspect(req: ClaimRequest): Promise<ClaimResult>;
+  claim(req: ClaimRequest): Promise<ClaimResult>;
 }
 
 export function claimRequestOf(env: Envelope, key: string, tool: AnyTool, argsDigest: Digest, attempt: AttemptId, deadline: number): ClaimRequest {
@@ -44,7 +44,7 @@ export function claimRequestOf(env: Envelope, key: string, tool: AnyTool, argsDi
  * is reconciled first: completed → its recovered receipt is the answer; released → the call
  * goes on; unknown → reconciliation_required (an operator settles it).
  */
-async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile: Reconciler, again: () => ClaimResult): Promise<Claimed | 'free'> {
+async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile: Reconciler, again: () => Promise<ClaimResult>): Promise<Claimed | 'free'> {
   switch (r.kind) {
     case 'new':
       return { kind: 'held', key };
@@ -60,7 +60,7 @@ async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile:
           break;
         case 'released':
           // Nothing happened: the call may run. Look again (another retry may have taken it).
-          return decide(again(), key, req, () => Promise.reject(new ToolgateError('internal_error', 'a record was reconciled twice in one call', { key })), again);
+          return decide(await again(), key, req, () => Promise.reject(new ToolgateError('internal_error', 'a record was reconciled twice in one call', { key })), again);
         case 'unknown':
           break;
       }
@@ -101,7 +101,7 @@ async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile:
  * path is `not_found` now). Writes nothing unless a gone owner's record must be reconciled.
  */
 export async function examineStage(store: ClaimStore, req: ClaimRequest, reconcile: Reconciler): Promise<Claimed | 'free'> {
-  return decide(store.inspect(req), req.effect_key, req, reconcile, () => store.inspect(req));
+  return decide(await store.inspect(req), req.effect_key, req, reconcile, () => store.inspect(req));
 }
 
 /**
@@ -124,7 +124,7 @@ export async function claimStage(
     key = `auto:${randomUUID()}`;
   }
   const req = claimRequestOf(env, key, tool, action.args_digest, attempt, deadline);
-  const claimed = await decide(store.claim(req), key, req, reconcile, () => store.claim(req));
+  const claimed = await decide(await store.claim(req), key, req, reconcile, () => store.claim(req));
   if (claimed === 'free') throw new ToolgateError('internal_error', 'a claim wrote nothing', { key });
   return claimed;
 }

@@ -27,10 +27,8 @@ export function commitStage(parts: RuntimeParts, draft: Draft, tool: AnyTool | n
     }
     draft.finished_at = new Date().toISOString();
     const effect = heldKey === null ? undefined : { key: heldKey, state: executed?.effect ?? 'released' };
-    const req = { body: draft, ...(effect ? { effect } : {}) };
-    // Alone, a call commits at once; with other calls in the pipeline, the commits of one turn of
-    // the event loop share a transaction (and its fsync).
-    return parts.inflight.count > 1 ? parts.store.commitBatched(req) : Promise.resolve(parts.store.commit(req));
+    // Whether commits share a transaction (group commit) is the store's business.
+    return parts.store.commit({ body: draft, ...(effect ? { effect } : {}) });
   } catch (e) {
     return Promise.reject(storeFailure(e, 'commit the receipt', parts.stateDir));
   }

@@ -8,14 +8,14 @@ import { redact } from '../../redact/index.js';
  * keeps the tool's intent (redacted: paths and digests, never content) durably before the
  * effect. A later markSent with a fuller intent (a step of the same effect) records it too.
  */
-export function intentStage(store: Pick<EffectStore, 'markSent'>, task: TaskId, key: string | null, secrets: readonly string[]): { markSent(intent?: EffectIntent): void; readonly sent: boolean } {
+export function intentStage(store: Pick<EffectStore, 'markSent'>, task: TaskId, key: string | null, secrets: readonly string[]): { markSent(intent?: EffectIntent): Promise<void>; readonly sent: boolean } {
   let sent = false;
   return {
-    markSent(intent?: EffectIntent): void {
+    async markSent(intent?: EffectIntent): Promise<void> {
       if (sent && intent === undefined) return;
       if (key !== null) {
         const recorded = intent === undefined ? null : (redact(intent, { fields: [], patterns: true, secrets }).value as EffectIntent);
-        store.markSent(task, key, recorded);
+        await store.markSent(task, key, recorded);
       }
       sent = true;
     },

@@ -10,7 +10,7 @@ export async function normalizeStage(
   workspace: Workspace,
   task: TaskId,
   receipts: ReceiptLookup,
-  grants: (r: Resource) => boolean,
+  grants: (r: Resource) => Promise<boolean>,
 ): Promise<{ action: NormalizedAction; prepared: unknown }> {
   const n = await tool.normalize(args as never, { workspace, task_id: task, receipts, grants });
   return {

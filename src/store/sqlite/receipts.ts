@@ -28,8 +28,14 @@ export class ReceiptTable {
   readonly #byId: Statement<[string], { body: string }>;
   readonly #commit: Transaction<(req: CommitRequest) => Receipt>;
   readonly #commitMany: Transaction<(reqs: readonly CommitRequest[]) => Receipt[]>;
+  /** Commits waiting for the end of this turn of the event loop. */
   #queue: { req: CommitRequest; resolve: (r: Receipt) => void; reject: (e: unknown) => void }[] = [];
-  #flushScheduled = false;
+  /** Whether a commit was written in this turn (then later ones wait for the end of the turn). */
+  #turnBusy = false;
+  readonly #endTurn = (): void => {
+    this.#turnBusy = false;
+    if (this.#queue.length > 0) this.#flush();
+  };
 
   constructor(db: Database) {
     this.#db = db;
@@ -68,27 +74,25 @@ export class ReceiptTable {
     this.#commitMany = db.transaction((reqs: readonly CommitRequest[]) => reqs.map((r) => this.#commit(r)));
   }
 
-  commit(req: CommitRequest): Receipt {
-    return this.#commit.immediate(req);
-  }
-
   /**
-   * Group commit: receipts that arrive in the same turn of the event loop are written in one
-   * transaction. Each promise resolves only after that transaction committed, so a receipt is
-   * still durable before it is returned; concurrent calls share the cost of the commit.
+   * Group commit. The first commit of a turn of the event loop is written at once (a lone call
+   * never waits for a batch); commits that arrive later in the same turn join one transaction
+   * written at its end, so concurrent calls share the cost of the commit and its fsync. Each
+   * promise resolves only after its transaction committed: a receipt is durable before it is
+   * returned. A write that fails throws (synchronously) for the caller to type.
    */
-  commitBatched(req: CommitRequest): Promise<Receipt> {
+  commit(req: CommitRequest): Receipt | Promise<Receipt> {
+    if (!this.#turnBusy) {
+      this.#turnBusy = true;
+      setImmediate(this.#endTurn);
+      return this.#commit.immediate(req);
+    }
     return new Promise((resolve, reject) => {
       this.#queue.push({ req, resolve, reject });
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(() => this.#flush());
-      }
     });
   }
 
   #flush(): void {
-    this.#flushScheduled = false;
     const batch = this.#queue;
     this.#queue = [];
     try {
