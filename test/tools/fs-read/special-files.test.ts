@@ -20,7 +20,7 @@ setInterval(() => {
 }, 3000);`;
 
 void test('fs.read of a FIFO is refused at once as a special file (no writer needed)', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   execFileSync('mkfifo', [join(workspace, 'fifo')]);
   const out = join(workspace, '..', 'released');
   const releaser = spawn(process.execPath, ['-e', RELEASER, join(workspace, 'fifo'), out], { stdio: 'ignore' });
@@ -108,7 +108,7 @@ void test(`a file swapped for a FIFO during ${CALLS} reads, writes and patches n
   }));
 
 void test('a 16 GiB sparse file: the event loop keeps running, another call completes, and the read stops near its deadline', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     execFileSync('truncate', ['-s', '16G', join(workspace, 'huge')]);
     writeFileSync(join(workspace, 'small.txt'), 'small\n');
