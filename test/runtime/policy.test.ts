@@ -120,7 +120,7 @@ test('repeated_denial after N identical denials in a task, without reaching the 
 test('a policy that fails strict validation stops the runtime from starting, and the state dir stays usable', async () => {
   const dirs = tempDirs('tg-policy');
   try {
-    assert.throws(
+    await assert.rejects(
       () => createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, policies: [{ name: 'bad.cedar', text: 'permit (principal, action, resource) when { resource.nope == 1 };' }] }),
       (e: unknown) => PolicyLoadError.isInstance(e),
     );
