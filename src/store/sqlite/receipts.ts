@@ -30,10 +30,13 @@ export class ReceiptTable {
   readonly #commitMany: Transaction<(reqs: readonly CommitRequest[]) => Receipt[]>;
   /** Commits waiting for the end of this turn of the event loop. */
   #queue: { req: CommitRequest; resolve: (r: Receipt) => void; reject: (e: unknown) => void }[] = [];
-  /** Whether a commit was written in this turn (then later ones wait for the end of the turn). */
-  #turnBusy = false;
+  /** Commits asked for in this turn (0: no turn open, nothing scheduled). */
+  #turnCommits = 0;
+  /** Whether the last turn with commits had several: other calls are committing too. */
+  #concurrent = false;
   readonly #endTurn = (): void => {
-    this.#turnBusy = false;
+    this.#concurrent = this.#turnCommits > 1;
+    this.#turnCommits = 0;
     if (this.#queue.length > 0) this.#flush();
   };
 
@@ -75,17 +78,19 @@ export class ReceiptTable {
   }
 
   /**
-   * Group commit. The first commit of a turn of the event loop is written at once (a lone call
-   * never waits for a batch); commits that arrive later in the same turn join one transaction
-   * written at its end, so concurrent calls share the cost of the commit and its fsync. Each
-   * promise resolves only after its transaction committed: a receipt is durable before it is
-   * returned. A write that fails throws (synchronously) for the caller to type.
+   * Group commit. A commit alone (the first of its turn of the event loop, when the last turn
+   * had no other) is written at once: a lone call never waits for a batch. Otherwise commits
+   * join one transaction written at the end of the turn (setImmediate), so concurrent calls
+   * share the cost of the commit and its fsync, and finish together (measured in
+   * bench/call-overhead: writing the first of each turn at once under 8 calls in flight cost
+   * ~40% of the throughput). Each promise resolves only after its transaction committed: a
+   * receipt is durable before it is returned. A lone write that fails throws synchronously,
+   * for the caller to type.
    */
   commit(req: CommitRequest): Receipt | Promise<Receipt> {
-    if (!this.#turnBusy) {
-      this.#turnBusy = true;
+    if (this.#turnCommits++ === 0) {
       setImmediate(this.#endTurn);
-      return this.#commit.immediate(req);
+      if (!this.#concurrent) return this.#commit.immediate(req);
     }
     return new Promise((resolve, reject) => {
       this.#queue.push({ req, resolve, reject });
