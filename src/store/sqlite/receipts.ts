@@ -16,6 +16,13 @@ interface Row {
   body: string;
 }
 
+/**
+ * Concurrent calls do not commit in every turn: a turn with one commit among them must not
+ * end the batching (each write of its own costs an fsync). After this many such turns in a row
+ * the caller is taken to be alone again; until then a commit waits at most to the end of its turn.
+ */
+const LONE_TURNS = 3;
+
 const ROW_COLUMNS = 'seq, receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body';
 
 /** Receipts: insert-only (triggers refuse UPDATE and DELETE), hash-chained per task. */
@@ -32,10 +39,10 @@ export class ReceiptTable {
   #queue: { req: CommitRequest; resolve: (r: Receipt) => void; reject: (e: unknown) => void }[] = [];
   /** Commits asked for in this turn (0: no turn open, nothing scheduled). */
   #turnCommits = 0;
-  /** Whether the last turn with commits had several: other calls are committing too. */
-  #concurrent = false;
+  /** Turns with commits in a row that had only one: from LONE_TURNS on, a commit is alone. */
+  #loneTurns = LONE_TURNS;
   readonly #endTurn = (): void => {
-    this.#concurrent = this.#turnCommits > 1;
+    this.#loneTurns = this.#turnCommits > 1 ? 0 : this.#loneTurns + 1;
     this.#turnCommits = 0;
     if (this.#queue.length > 0) this.#flush();
   };
@@ -78,8 +85,9 @@ export class ReceiptTable {
   }
 
   /**
-   * Group commit. A commit alone (the first of its turn of the event loop, when the last turn
-   * had no other) is written at once: a lone call never waits for a batch. Otherwise commits
+   * Group commit. A commit alone (the first of its turn of the event loop, when the last
+   * LONE_TURNS turns had no other) is written at once: a lone call never waits for a batch.
+   * Otherwise commits
    * join one transaction written at the end of the turn (setImmediate), so concurrent calls
    * share the cost of the commit and its fsync, and finish together (measured in
    * bench/call-overhead: writing the first of each turn at once under 8 calls in flight cost
@@ -90,7 +98,7 @@ export class ReceiptTable {
   commit(req: CommitRequest): Receipt | Promise<Receipt> {
     if (this.#turnCommits++ === 0) {
       setImmediate(this.#endTurn);
-      if (!this.#concurrent) return this.#commit.immediate(req);
+      if (this.#loneTurns >= LONE_TURNS) return this.#commit.immediate(req);
     }
     return new Promise((resolve, reject) => {
       this.#queue.push({ req, resolve, reject });
