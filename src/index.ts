@@ -51,3 +51,6 @@ export { attenuate, parseGrantFile, DEFAULT_GRANT, type TaskGrant, type Grant, t
 
 // MCP
 export { serveMcpStdio, serveMcpHttp, type StdioServeOptions, type HttpServeOptions } from './server/index.js';
+
+// Stores: the runtime's state behind an injected, asynchronous interface (SQLite by default)
+export { sqliteStore, type Store, type StoreFactory, type StoreContext } from './store/index.js';

@@ -11,7 +11,7 @@ test('import { createRuntime } from "toolgate" runs a call and answers with a re
   try {
     mkdirSync(join(d.workspace, 'src'));
     writeFileSync(join(d.workspace, 'src', 'index.ts'), 'export const x = 1;\n');
-    const runtime = createRuntime({ workspace: d.workspace, stateDir: d.state });
+    const runtime = await createRuntime({ workspace: d.workspace, stateDir: d.state });
     const receipt = await runtime.call({
       protocol_version: 'tool-call.v1',
       task_id: 'task-1',

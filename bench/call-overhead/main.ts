@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime } from '../../src/runtime/index.js';
+import { sqliteStore } from '../../src/store/index.js';
 
 const N = Number(process.env['BENCH_N'] ?? 20_000);
 const base = mkdtempSync(join(tmpdir(), 'tg-bench-'));
@@ -33,14 +34,14 @@ try {
   const plain = await rate('fs.promises.readFile (reference)', N, 1, () => readFile(file, 'utf8'));
   const results: [string, number][] = [];
   for (const durability of ['normal', 'full'] as const) {
-    const rt = createRuntime({ workspace: ws, stateDir: join(base, `state-${durability}`), durability });
+    const rt = await createRuntime({ workspace: ws, stateDir: join(base, `state-${durability}`), store: sqliteStore({ durability }) });
     const env = (i: number) => ({ protocol_version: 'tool-call.v1', task_id: `bench-${i % 16}`, tool: 'fs.read', arguments: { path: 'four.txt' } });
     const check = await rt.call(env(0));
     if (check.status !== 'succeeded') throw new Error(`fs.read failed: ${JSON.stringify(check.error)}`);
     const n = durability === 'full' ? Math.min(N, 2_000) : N;
     results.push([`runtime.call sequential, durability=${durability}`, await rate(`runtime.call fs.read, 1 in flight, durability=${durability}`, n, 1, (i) => rt.call(env(i)))]);
     results.push([`runtime.call 8 in flight, durability=${durability}`, await rate(`runtime.call fs.read, 8 in flight, durability=${durability}`, n, 8, (i) => rt.call(env(i)))]);
-    const verify = rt.store.verifyChain();
+    const verify = await rt.store.verifyChain();
     if (!verify.ok) throw new Error('receipt chain broken during the benchmark');
     await rt.close();
   }

@@ -59,8 +59,8 @@ async function spawnCost(ws: string, gitWs: string, bigWs: string, state: string
   // The same mounts Sandbox.run asks for (hidden home dot-entries, private /run, the workspace):
   // this reference isolates what supervision, cgroups and the receipt cost.
   const profile = bwrapArgs({ workspace: ws, workspaceWritable: true, cwd: ws, network: 'none', homes: defaultHomes(), hide: [state], user: { uid: 0, gid: 0 }, workspaceMounts: scanWorkspace(ws, { classify: (p) => new PathClassifier().classify(p), user: { uid: 0, gid: 0 } }) }, 3);
-  const rt = createRuntime({ workspace: ws, stateDir: state, tools: [createShellExec() as never], grant: GRANT });
-  const rtGit = createRuntime({ workspace: gitWs, stateDir: gitState, tools: [createShellExec() as never], grant: GRANT });
+  const rt = await createRuntime({ workspace: ws, stateDir: state, tools: [createShellExec() as never], grant: GRANT });
+  const rtGit = await createRuntime({ workspace: gitWs, stateDir: gitState, tools: [createShellExec() as never], grant: GRANT });
   let seq = 0;
   const envelope = (): Record<string, unknown> => ({ protocol_version: PROTOCOL_VERSION, task_id: 'bench', tool: 'shell.exec', arguments: { argv: ['/bin/true'] }, idempotency_key: `k${seq++}` });
   const variants: Variant[] = [

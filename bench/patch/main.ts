@@ -21,7 +21,7 @@ async function toolAlone(repo: string, artifactsDir: string, patch: string): Pro
     const tool = createFsPatch();
     const t = performance.now();
     const args = tool.args.parse({ unified_diff: patch });
-    const n = await tool.normalize(args, { workspace: ws, task_id: 'bench' as TaskId, receipts: { get: () => undefined }, grants: () => true });
+    const n = await tool.normalize(args, { workspace: ws, task_id: 'bench' as TaskId, receipts: { get: async () => undefined }, grants: async () => true });
     let revision = 0;
     const out = await tool.execute({
       args,
@@ -35,12 +35,12 @@ async function toolAlone(repo: string, artifactsDir: string, patch: string): Pro
       workspace: ws,
       artifacts: new ArtifactStore(artifactsDir),
       tokens: { sign: () => '', verify: () => ({}) },
-      revision: { current: () => `r${revision}`, advance: () => `r${++revision}` },
-      receipts: { get: () => undefined },
+      revision: { current: async () => `r${revision}`, advance: async () => `r${++revision}` },
+      receipts: { get: async () => undefined },
       progress: () => {},
       hidden_paths: [],
       addSecret: () => {},
-      markSent: () => {},
+      markSent: async () => {},
     });
     if (out.status !== 'succeeded') throw new Error(`fs.patch failed: ${JSON.stringify(out.error)}`);
     return performance.now() - t;
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
     const sourceFiles = git(repo, 'ls-files').trim().split('\n').length;
     console.log(`fixture: ${sourceFiles} files in git, patch touches ${touched.length} files with ${hunks} hunks (${patch.length} bytes)`);
 
-    const rt = createRuntime({ workspace: repo, stateDir: join(base, 'state') });
+    const rt = await createRuntime({ workspace: repo, stateDir: join(base, 'state') });
     const tg: number[] = [];
     const ga: number[] = [];
     const fl: number[] = [];

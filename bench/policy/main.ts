@@ -46,10 +46,10 @@ try {
   const uncachedAuthorizer = new PolicyAuthorizer({ policy: uncached, stores: sqlitePolicyStores(db) });
   // everything the runtime does for policy per call: authorize, reserve at admission, settle at commit
   const engine = new PolicyEngine({ manifest: registry.manifest, policies: [{ name: 'bench.cedar', text: fiftyPolicies() }], stores: sqlitePolicyStores(db), grant: { ...DEFAULT_GRANT, budget: { calls: 1e12 } } });
-  const engineCall = (i: number): void => {
-    must(engine.authorize(readAction(i), { task_id: task, attempt_id: attempt, now }).outcome === 'allow');
-    const r = engine.admit(task, now);
-    engine.settle(r, { calls: 1, wall_ms: 1 });
+  const engineCall = async (i: number): Promise<void> => {
+    must((await engine.authorize(readAction(i), { task_id: task, attempt_id: attempt, now })).outcome === 'allow');
+    const r = await engine.admit(task, now);
+    await engine.settle(r, { calls: 1, wall_ms: 1 });
   };
   const task = 'task-1' as TaskId;
   const attempt = 'att-1' as AttemptId;
@@ -88,7 +88,7 @@ try {
   mkdirSync(join(ws, 'src'), { recursive: true });
   for (let i = 0; i < 20; i++) writeFileSync(join(ws, 'src', `file${i}.ts`), `export const x${i} = ${i};\n`.repeat(20));
   // the runtime authorizes every call with the same 50-policy set
-  const rt = createRuntime({ workspace: ws, stateDir: join(base, 'state'), tools: toolset, policies: [{ name: 'bench.cedar', text: fiftyPolicies() }] });
+  const rt = await createRuntime({ workspace: ws, stateDir: join(base, 'state'), tools: toolset, policies: [{ name: 'bench.cedar', text: fiftyPolicies() }] });
 
   let fresh = 1_000_000; // distinct actions never seen before: every one is a cache miss
   const cases: Case[] = [
@@ -96,8 +96,8 @@ try {
     { label: 'cedar statefulIsAuthorized, whole set preparsed', iterations: 400, run: (i) => allow(cedar.statefulIsAuthorized({ ...callOf(requestOf(i)), preparsedPolicySetId: 'bench:whole' })) },
     { label: 'Toolgate policy subset, cache off (Cedar evaluates)', iterations: 1000, run: () => must(uncached.evaluate(requestOf(fresh++)).decision === 'allow') },
     { label: 'Toolgate policy subset, cache on, distinct reads', iterations: 4000, run: () => must(policy.evaluate(requestOf(fresh++)).decision === 'allow') },
-    { label: 'authorize (grant ∧ policy), cache off', iterations: 1000, run: () => must(uncachedAuthorizer.authorize(readAction(fresh++), grant, { task_id: task, attempt_id: attempt, now }).outcome === 'allow') },
-    { label: 'authorize (grant ∧ policy), cache on, distinct reads', iterations: 4000, run: () => must(authorizer.authorize(readAction(fresh++), grant, { task_id: task, attempt_id: attempt, now }).outcome === 'allow') },
+    { label: 'authorize (grant ∧ policy), cache off', iterations: 1000, run: async () => must((await uncachedAuthorizer.authorize(readAction(fresh++), grant, { task_id: task, attempt_id: attempt, now })).outcome === 'allow') },
+    { label: 'authorize (grant ∧ policy), cache on, distinct reads', iterations: 4000, run: async () => must((await authorizer.authorize(readAction(fresh++), grant, { task_id: task, attempt_id: attempt, now })).outcome === 'allow') },
     { label: 'authorize + budget reserve + settle (a budgeted call), cache on', iterations: 1000, run: () => engineCall(fresh++) },
     {
       label: 'fs.read call through the runtime (50-policy set, distinct reads)',

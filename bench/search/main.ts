@@ -85,7 +85,7 @@ async function measureTrio(fns: readonly (() => Promise<unknown>)[]): Promise<{ 
 async function main(): Promise<void> {
   const files = buildCorpus();
   const state = mkdtempSync(join(tmpdir(), 'bench-search-'));
-  const rt = createRuntime({ workspace: WORK, stateDir: state, grant: { tools: ['*'], effects: ['read'], read: ['**', '.'], write: [] } });
+  const rt = await createRuntime({ workspace: WORK, stateDir: state, grant: { tools: ['*'], effects: ['read'], read: ['**', '.'], write: [] } });
   let task = 0;
   const search = async (args: Record<string, unknown>): Promise<FsSearchResult[]> => {
     const t = `bench${++task}`;

@@ -25,12 +25,12 @@ Options: --workspace DIR, --state-dir DIR (as for call)`,
     if (verb !== 'list' || rest.length > 0) throw new UsageError('approvals list [--status S] [--task ID] [--json]');
     const status = values.status ?? 'pending';
     if (status !== 'all' && !(STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status takes ${STATUSES.join(', ')} or all`);
-    const rt = openRuntimeWithPolicy(values);
+    const rt = await openRuntimeWithPolicy(values);
     try {
       const now = Date.now();
-      const list = rt.approvals
+      const list = (await rt.approvals
         .list({ ...(status === 'all' ? {} : { status: status as (typeof STATUSES)[number] }), ...(values.task ? { task: values.task as TaskId } : {}) }, now)
-        .filter((a) => status !== 'pending' || !a.expired);
+      ).filter((a) => status !== 'pending' || !a.expired);
       if (values.json) io.out(JSON.stringify(list, null, 2));
       else {
         io.out(['APPROVAL', 'TASK', 'TOOL', 'STATUS', 'EXPIRES', 'REASONS'].join('\t'));
@@ -68,9 +68,9 @@ Options: --by NAME (default: $USER), --workspace DIR, --state-dir DIR (as for ca
       const [id, ...rest] = positionals;
       if (id === undefined || rest.length > 0) throw new UsageError(`${name} APPROVAL_ID`);
       const by = values.by ?? process.env['USER'] ?? 'cli';
-      const rt = openRuntimeWithPolicy(values);
+      const rt = await openRuntimeWithPolicy(values);
       try {
-        const record = name === 'approve' ? rt.approvals.approve(id, by, Date.now()) : rt.approvals.deny(id, by, Date.now());
+        const record = await (name === 'approve' ? rt.approvals.approve(id, by, Date.now()) : rt.approvals.deny(id, by, Date.now()));
         io.out(values.json ? JSON.stringify(record, null, 2) : `${record.id}\t${record.status} by ${by} until ${new Date(record.expires_at).toISOString()}`);
         return 0;
       } finally {

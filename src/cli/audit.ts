@@ -17,9 +17,9 @@ first broken link of each task. Exit 0 when every chain holds, 1 otherwise.`,
       return 0;
     }
     if (positionals[0] !== 'verify' || positionals.length > 1) throw new UsageError('audit verify [--task ID]');
-    const rt = openRuntimeWithPolicy(values);
+    const rt = await openRuntimeWithPolicy(values);
     try {
-      const report = rt.store.verifyChain(values.task as TaskId | undefined);
+      const report = await rt.store.verifyChain(values.task as TaskId | undefined);
       if (values.json) io.out(JSON.stringify(report, null, 2));
       else {
         io.out(`${report.ok ? 'ok' : 'BROKEN'}: ${report.receipts} receipts in ${report.tasks} tasks`);

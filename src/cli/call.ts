@@ -73,7 +73,7 @@ ${policyHelp(26)}
         ...(deadlineMs !== undefined ? { deadline: new Date(Date.now() + deadlineMs).toISOString() } : {}),
       };
     }
-    const rt = openRuntimeWithPolicy(values);
+    const rt = await openRuntimeWithPolicy(values);
     const controller = new AbortController();
     const onSignal = (): void => controller.abort();
     process.once('SIGINT', onSignal);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync, unlinkSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sandboxDoctor, type DoctorCheck } from '../sandbox/index.js';
-import { SqliteStore } from '../store/index.js';
+import { probeSqlite } from '../store/index.js';
 import { Workspace } from '../resources/index.js';
 import { defaultStateDir } from '../runtime/index.js';
 import { parse, RUNTIME_OPTIONS } from './options.js';
@@ -30,13 +30,11 @@ function stateDirCheck(dir: string): DoctorCheck {
   }
 }
 
-function sqliteCheck(): DoctorCheck {
+async function sqliteCheck(): Promise<DoctorCheck> {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-doctor-db-'));
   try {
-    const store = new SqliteStore({ dir });
-    const mode = store.db.pragma('journal_mode', { simple: true });
-    store.close();
-    return { name: 'sqlite', ok: true, detail: `better-sqlite3 opens a database (journal_mode ${String(mode)})` };
+    const { journal_mode } = await probeSqlite(dir);
+    return { name: 'sqlite', ok: true, detail: `better-sqlite3 opens a database (journal_mode ${journal_mode})` };
   } catch (e) {
     return { name: 'sqlite', ok: false, detail: (e as Error).message, fix: 'reinstall: npm ci (better-sqlite3 builds a native module; it needs python3, make and g++)' };
   } finally {
@@ -73,7 +71,7 @@ ripgrep only degrade features.`,
     } catch (e) {
       stateCheck = { name: 'state dir', ok: false, detail: `${stateDir}: ${(e as Error).message}`, fix: 'choose a writable --state-dir' };
     }
-    const checks = [nodeCheck(), ...(await sandboxDoctor()), stateCheck, sqliteCheck()];
+    const checks = [nodeCheck(), ...(await sandboxDoctor()), stateCheck, await sqliteCheck()];
     const failed = checks.filter((c) => !c.ok && REQUIRED.has(c.name));
     if (values.json) {
       io.out(JSON.stringify({ ok: failed.length === 0, checks: checks.map((c) => ({ ...c, required: REQUIRED.has(c.name) })) }, null, 2));

@@ -1,4 +1,5 @@
 import type { RuntimeOptions } from '../runtime/index.js';
+import { sqliteStore } from '../store/index.js';
 import { configPath, loadConfig, type LoadedConfig } from './config.js';
 
 export interface RuntimeFlags {
@@ -14,7 +15,8 @@ export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = load
   return {
     workspace: values.workspace ?? configPath(loaded, c.workspace) ?? process.cwd(),
     ...(stateDir !== undefined ? { stateDir } : {}),
-    ...(c.durability ? { durability: c.durability } : {}),
+    // The store's own options go to its factory (SQLite, the default store).
+    ...(c.durability ? { store: sqliteStore({ durability: c.durability }) } : {}),
     ...(c.secret_patterns ? { secretPatterns: c.secret_patterns } : {}),
     ...(c.limits?.concurrency !== undefined ? { concurrency: c.limits.concurrency } : {}),
     ...(c.limits?.default_deadline_ms !== undefined ? { defaultDeadlineMs: c.limits.default_deadline_ms } : {}),

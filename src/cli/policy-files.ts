@@ -27,11 +27,11 @@ export function policyHelp(width: number): string {
  * Opens a runtime with the grant and policy files the command was given. A bad grant file or
  * a policy set that fails strict validation is a usage error.
  */
-export function openRuntimeWithPolicy(
+export async function openRuntimeWithPolicy(
   values: RuntimeFlags & { grant?: string | undefined; policy?: string[] | undefined },
   extra: Partial<RuntimeOptions> = {},
   loaded: LoadedConfig = loadConfig(values.config, values.workspace),
-): Runtime {
+): Promise<Runtime> {
   // Flags first, then the configuration file (paths relative to it).
   const grantPath = values.grant ?? configPath(loaded, loaded.config.grant);
   const policyPaths = values.policy ?? loaded.config.policies?.map((p) => configPath(loaded, p) as string);
@@ -41,7 +41,7 @@ export function openRuntimeWithPolicy(
   const grant = grantPath !== undefined ? readGrantFile(grantPath) : undefined;
   const policies = policyPaths !== undefined ? readPolicyFiles(policyPaths) : undefined;
   try {
-    return createRuntime({ ...options, ...extra, ...(grant ? { grant } : {}), ...(policies ? { policies } : {}) });
+    return await createRuntime({ ...options, ...extra, ...(grant ? { grant } : {}), ...(policies ? { policies } : {}) });
   } catch (e) {
     if (PolicyLoadError.isInstance(e)) throw new UsageError(`--policy: ${e.message}`);
     throw e;

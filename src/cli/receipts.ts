@@ -19,11 +19,11 @@ Options: --workspace DIR, --state-dir DIR (as for call)`,
     const [verb, id, ...rest] = positionals;
     if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
     if (verb !== 'list' && verb !== 'show') throw new UsageError('receipts list | receipts show ID');
-    const rt = openRuntimeWithPolicy(values);
+    const rt = await openRuntimeWithPolicy(values);
     try {
       if (verb === 'show') {
         if (id === undefined) throw new UsageError('receipts show RECEIPT_ID');
-        const r = rt.getReceipt(id);
+        const r = await rt.getReceipt(id);
         if (!r) {
           io.err(`no receipt ${id}`);
           return 1;
@@ -32,7 +32,7 @@ Options: --workspace DIR, --state-dir DIR (as for call)`,
         return 0;
       }
       const limit = intOption(values.limit, 'limit') ?? 50;
-      const list = rt.store.listReceipts({ ...(values.task ? { task: values.task as TaskId } : {}), limit });
+      const list = await rt.store.listReceipts({ ...(values.task ? { task: values.task as TaskId } : {}), limit });
       if (values.json) io.out(JSON.stringify(list, null, 2));
       else {
         io.out(['RECEIPT', 'TASK', 'TOOL', 'STATUS', 'ERROR', 'FINISHED'].join('\t'));

@@ -58,16 +58,16 @@ Exit 1 when any effect stays unsettled.`,
     if ((key === undefined) !== (values.settle === undefined)) throw new UsageError('KEY and --settle go together');
     if (values.settle !== undefined && values.settle !== 'completed' && values.settle !== 'released') throw new UsageError('--settle takes completed or released');
     if (values.settle !== undefined && (values.reason === undefined || values.reason.trim() === '')) throw new UsageError('--settle needs --reason TEXT');
-    const rt = openRuntimeWithPolicy(values);
+    const rt = await openRuntimeWithPolicy(values);
     try {
       if (key !== undefined && values.settle !== undefined) {
-        const e = pick(rt.listUnsettled(), key, values.task);
-        const receipt = rt.settle(e.task_id, e.effect_key, values.settle, values.reason as string);
+        const e = pick(await rt.listUnsettled(), key, values.task);
+        const receipt = await rt.settle(e.task_id, e.effect_key, values.settle, values.reason as string);
         io.out(values.json ? JSON.stringify(receipt, null, 2) : `${e.task_id}\t${e.effect_key}\tsettled ${values.settle} by operator\t${receipt.receipt_id}`);
         return 0;
       }
       if (values.list) {
-        const list = rt.listUnsettled();
+        const list = await rt.listUnsettled();
         if (values.json) io.out(JSON.stringify(list, null, 2));
         else for (const e of list) io.out(line(e));
         return list.length === 0 ? 0 : 1;
@@ -78,7 +78,7 @@ Exit 1 when any effect stays unsettled.`,
         io.out(`${report.examined} unsettled effect(s)`);
         for (const e of report.entries) io.out(`${e.task_id}\t${e.effect_key}\t${e.tool}@${e.tool_version}\t${e.settled}${e.reason ? ` (${e.reason})` : ''}`);
       }
-      return report.entries.every((e) => e.settled !== 'unknown') && rt.listUnsettled().length === 0 ? 0 : 1;
+      return report.entries.every((e) => e.settled !== 'unknown') && (await rt.listUnsettled()).length === 0 ? 0 : 1;
     } finally {
       await rt.close();
     }

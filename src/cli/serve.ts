@@ -129,7 +129,7 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
       token = readFileSync(tokenFile, 'utf8').trim();
       if (token === '') throw new UsageError('--token-file: the file is empty');
     }
-    const rt = openRuntimeWithPolicy(values, {}, loaded);
+    const rt = await openRuntimeWithPolicy(values, {}, loaded);
     const onError = (e: Error): void => io.err(`toolgate serve: ${e.message}`);
     try {
       if (port === undefined) {

@@ -25,7 +25,7 @@ Options:
     const [id, ...rest] = positionals;
     if (id === undefined) throw new UsageError('name the receipt: toolgate undo RECEIPT_ID');
     if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
-    const rt = openRuntimeWithPolicy(values);
+    const rt = await openRuntimeWithPolicy(values);
     try {
       const receipt = await rt.call({ protocol_version: PROTOCOL_VERSION, task_id: values.task ?? newTaskId(), tool: 'fs.undo', arguments: { receipt_id: id } });
       io.out(JSON.stringify(receipt, null, 2));

@@ -22,8 +22,8 @@ export class ApprovalDesk {
    * The approval that applies to this binding now: an unexpired decision, else the open
    * request, else a new request.
    */
-  requestOrFind(binding: ApprovalBinding, action: NormalizedAction, why: { reasons: readonly string[]; determining: readonly string[] }, now: number): ApprovalRecord {
-    const found = this.#store.findApproval(binding);
+  async requestOrFind(binding: ApprovalBinding, action: NormalizedAction, why: { reasons: readonly string[]; determining: readonly string[] }, now: number): Promise<ApprovalRecord> {
+    const found = await this.#store.findApproval(binding);
     if (found && now < found.expires_at) return found;
     const record: ApprovalRecord = {
       id: `apr_${randomUUID()}`,
@@ -37,30 +37,30 @@ export class ApprovalDesk {
       decided_at: null,
       decided_by: null,
     };
-    this.#store.createApproval(record);
+    await this.#store.createApproval(record);
     return record;
   }
 
-  approve(id: string, by: string, now: number): ApprovalRecord {
+  approve(id: string, by: string, now: number): Promise<ApprovalRecord> {
     return this.#decide(id, 'approved', by, now);
   }
 
-  deny(id: string, by: string, now: number): ApprovalRecord {
+  deny(id: string, by: string, now: number): Promise<ApprovalRecord> {
     return this.#decide(id, 'denied', by, now);
   }
 
-  get(id: string): ApprovalRecord | undefined {
+  get(id: string): Promise<ApprovalRecord | undefined> {
     return this.#store.getApproval(id);
   }
 
-  list(filter: { status?: ApprovalStatus; task?: TaskId }, now: number): ApprovalState[] {
-    return this.#store.listApprovals(filter).map((r) => ({ ...r, expired: now >= r.expires_at }));
+  async list(filter: { status?: ApprovalStatus; task?: TaskId }, now: number): Promise<ApprovalState[]> {
+    return (await this.#store.listApprovals(filter)).map((r) => ({ ...r, expired: now >= r.expires_at }));
   }
 
-  #decide(id: string, status: 'approved' | 'denied', by: string, now: number): ApprovalRecord {
-    const decided = this.#store.decideApproval(id, { status, by, at: now, expires_at: now + this.#ttlMs });
+  async #decide(id: string, status: 'approved' | 'denied', by: string, now: number): Promise<ApprovalRecord> {
+    const decided = await this.#store.decideApproval(id, { status, by, at: now, expires_at: now + this.#ttlMs });
     if (decided) return decided;
-    const existing = this.#store.getApproval(id);
+    const existing = await this.#store.getApproval(id);
     if (!existing) throw new ToolgateError('not_found', `no approval request ${id}`, { approval_id: id });
     const why = existing.status !== 'pending' ? `it was already ${existing.status}` : 'it has expired';
     throw new ToolgateError('precondition_failed', `approval request ${id} cannot be decided: ${why}`, {

@@ -4,7 +4,7 @@ import { ApprovalDesk } from './approvals.js';
 import type { CedarPolicySet } from './cedar/policy-set.js';
 import { cedarRequestsOf } from './cedar/request.js';
 import type { PolicyDecision } from './decision.js';
-import type { CallIdentity, CompiledGrant } from './grant-check.js';
+import type { CallIdentity, CompiledGrant, SeenCall } from './grant-check.js';
 import type { PolicyStores } from './stores.js';
 
 export interface PolicyAuthorizerOptions {
@@ -47,14 +47,16 @@ export class PolicyAuthorizer {
     return this.policy.version;
   }
 
-  authorize(action: NormalizedAction, grant: CompiledGrant, call: CallIdentity): PolicyDecision {
+  async authorize(action: NormalizedAction, grant: CompiledGrant, identity: CallIdentity): Promise<PolicyDecision> {
     const action_digest = digestOf(action);
     const base = { policy_version: this.policy.version, grant_digest: grant.digest, action_digest };
+    // The workspace revision is read (from the store) only when a grant condition needs it.
+    const call: SeenCall = { ...identity, revision: typeof identity.revision === 'function' ? (grant.requiresRevision ? await identity.revision() : undefined) : identity.revision };
     const { deny, ask } = this.#evaluate(action, grant, call);
     if (deny.reasons.length > 0) return this.#refuse(call, base, deny);
     if (ask.reasons.length === 0) return { outcome: 'allow', code: null, approval_id: null, reasons: [], determining: [], ...base };
 
-    const approval = this.approvals.requestOrFind({ task_id: call.task_id, ...base }, action, ask, call.now);
+    const approval = await this.approvals.requestOrFind({ task_id: call.task_id, ...base }, action, ask, call.now);
     switch (approval.status) {
       case 'approved':
         return { outcome: 'allow', code: null, approval_id: approval.id, reasons: [`approved by ${approval.decided_by ?? 'unknown'}`], determining: [`approval:${approval.id}`], ...base };
@@ -69,7 +71,7 @@ export class PolicyAuthorizer {
   }
 
   /** What refuses (grant faults, forbids, default deny, erroring policies) and what asks for approval. */
-  #evaluate(action: NormalizedAction, grant: CompiledGrant, call: CallIdentity): { deny: Parts; ask: Parts } {
+  #evaluate(action: NormalizedAction, grant: CompiledGrant, call: SeenCall): { deny: Parts; ask: Parts } {
     const deny: Parts = { reasons: [], determining: [] };
     const ask: Parts = { reasons: [], determining: [] };
     const faults = [
@@ -119,9 +121,9 @@ export class PolicyAuthorizer {
     return { deny, ask };
   }
 
-  #refuse(call: CallIdentity, base: Omit<PolicyDecision, 'outcome' | 'code' | 'reasons' | 'determining' | 'approval_id'> & { approval_id?: string }, parts: Parts): PolicyDecision {
+  async #refuse(call: SeenCall, base: Omit<PolicyDecision, 'outcome' | 'code' | 'reasons' | 'determining' | 'approval_id'> & { approval_id?: string }, parts: Parts): Promise<PolicyDecision> {
     const key = digestOf([base.action_digest, base.policy_version, base.grant_digest]);
-    const count = this.#stores.denials.recordDenial(call.task_id, key, call.now);
+    const count = await this.#stores.denials.recordDenial(call.task_id, key, call.now);
     const approval_id = base.approval_id ?? null;
     if (count > this.#denialLimit) {
       return {

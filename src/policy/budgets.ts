@@ -36,12 +36,12 @@ export class BudgetGate {
     this.#store = store;
   }
 
-  admit(grant: CompiledGrant, task_id: TaskId, now: number, opts: AdmitOptions = {}): BudgetReservation {
+  async admit(grant: CompiledGrant, task_id: TaskId, now: number, opts: AdmitOptions = {}): Promise<BudgetReservation> {
     const estimate = opts.estimate ?? DEFAULT_ESTIMATE;
     // a grant without any limit has nothing to enforce: no write on the call's path
     if (Object.values(grant.grant.budget).every((l) => l === null)) return { id: null, task_id, amounts: estimate };
     const id = `bud_${randomUUID()}`;
-    const r = this.#store.reserve({ id, task_id, limits: grant.grant.budget, amounts: estimate, now, expires_at: opts.expires_at ?? now + ABANDON_AFTER_MS });
+    const r = await this.#store.reserve({ id, task_id, limits: grant.grant.budget, amounts: estimate, now, expires_at: opts.expires_at ?? now + ABANDON_AFTER_MS });
     if (!r.ok) {
       throw new ToolgateError('budget_exhausted', `budget ${r.dimension} exhausted: limit ${r.limit}, used ${r.used}, reserved ${r.reserved}, requested ${r.requested}`, {
         dimension: r.dimension,
@@ -56,12 +56,12 @@ export class BudgetGate {
   }
 
   /** Charges the actual usage; a dimension absent from `actual` is charged as reserved. */
-  settle(reservation: BudgetReservation, actual: Usage): void {
-    if (reservation.id !== null) this.#store.settle(reservation.id, { ...reservation.amounts, ...actual });
+  async settle(reservation: BudgetReservation, actual: Usage): Promise<void> {
+    if (reservation.id !== null) await this.#store.settle(reservation.id, { ...reservation.amounts, ...actual });
   }
 
-  release(reservation: BudgetReservation): void {
-    if (reservation.id !== null) this.#store.release(reservation.id);
+  async release(reservation: BudgetReservation): Promise<void> {
+    if (reservation.id !== null) await this.#store.release(reservation.id);
   }
 
   usage(task: TaskId): ReturnType<BudgetStore['usage']> {

@@ -67,10 +67,10 @@ export class PolicyEngine {
   }
 
   /** The task's grant: issued (bound to the task, any attempt) and stored at its first call. */
-  grantFor(task_id: TaskId): CompiledGrant {
+  async grantFor(task_id: TaskId): Promise<CompiledGrant> {
     const cached = this.#compiled.get(task_id);
     if (cached) return cached;
-    const issued = this.#stores.grants.putGrantIfAbsent(
+    const issued = await this.#stores.grants.putGrantIfAbsent(
       bindGrant(this.#spec, { tenant: this.#tenant, principal: this.#principal, task_id, attempt_id: null, cancellation_epoch: 0 }),
     );
     return this.#remember(task_id, new CompiledGrant(issued));
@@ -80,8 +80,8 @@ export class PolicyEngine {
    * Issues a given grant (e.g. `attenuate(parentGrant, restrictions, subtaskSubject)`) to the
    * task it is bound to, unless that task already has one; returns the grant in force.
    */
-  issueGrant(grant: Grant): CompiledGrant {
-    const issued = this.#stores.grants.putGrantIfAbsent(grant);
+  async issueGrant(grant: Grant): Promise<CompiledGrant> {
+    const issued = await this.#stores.grants.putGrantIfAbsent(grant);
     return this.#remember(issued.subject.task_id, new CompiledGrant(issued));
   }
 
@@ -91,22 +91,22 @@ export class PolicyEngine {
   }
 
   /** Authorize stage: the task's stored grant ∧ policy, for this call identity, now. */
-  authorize(action: NormalizedAction, call: { task_id: TaskId; attempt_id: AttemptId; now: number } & Partial<CallIdentity>): PolicyDecision {
-    return this.authorizer.authorize(action, this.grantFor(call.task_id), call);
+  async authorize(action: NormalizedAction, call: { task_id: TaskId; attempt_id: AttemptId; now: number } & Partial<CallIdentity>): Promise<PolicyDecision> {
+    return this.authorizer.authorize(action, await this.grantFor(call.task_id), call);
   }
 
   /** Admit stage: reserves the estimate (one call by default); throws `budget_exhausted`. */
-  admit(task_id: TaskId, now: number, opts: AdmitOptions = {}): BudgetReservation {
-    return this.budgets.admit(this.grantFor(task_id), task_id, now, opts);
+  async admit(task_id: TaskId, now: number, opts: AdmitOptions = {}): Promise<BudgetReservation> {
+    return this.budgets.admit(await this.grantFor(task_id), task_id, now, opts);
   }
 
   /** Commit: charges the actual usage. */
-  settle(reservation: BudgetReservation, actual: Usage): void {
-    this.budgets.settle(reservation, actual);
+  settle(reservation: BudgetReservation, actual: Usage): Promise<void> {
+    return this.budgets.settle(reservation, actual);
   }
 
   /** The call never ran (refused after admission, expired in the queue): nothing is charged. */
-  release(reservation: BudgetReservation): void {
-    this.budgets.release(reservation);
+  release(reservation: BudgetReservation): Promise<void> {
+    return this.budgets.release(reservation);
   }
 }

@@ -10,9 +10,12 @@ export interface CallIdentity {
   readonly now: number;
   readonly cancellation_epoch?: number;
   /** The workspace revision the call sees; a function is only called when a grant requires a revision. */
-  readonly revision?: string | (() => string);
+  readonly revision?: string | (() => Promise<string>);
   readonly environment?: string;
 }
+
+/** A call identity with the revision read, as the grant's conditions check it. */
+export type SeenCall = Omit<CallIdentity, 'revision'> & { readonly revision?: string | undefined };
 
 /** One reason a grant refuses, with the id of the grant dimension that refused. */
 export interface GrantFault {
@@ -176,7 +179,7 @@ export class CompiledGrant {
   }
 
   /** Who: the grant is bound to its task, attempt and cancellation epoch. */
-  checkSubject(call: CallIdentity): GrantFault[] {
+  checkSubject(call: SeenCall): GrantFault[] {
     const s = this.grant.subject;
     const faults: GrantFault[] = [];
     if (s.task_id !== call.task_id) faults.push({ id: 'grant.subject.task_id', reason: `the grant is bound to task ${s.task_id}, not ${call.task_id}` });
@@ -190,7 +193,7 @@ export class CompiledGrant {
   }
 
   /** Conditions: target revision, environment, policy version (the grant's and every caveat's). */
-  checkConditions(call: CallIdentity, policyVersion: string): GrantFault[] {
+  checkConditions(call: SeenCall, policyVersion: string): GrantFault[] {
     const faults: GrantFault[] = [];
     const all: { prefix: string; c: Conditions | undefined }[] = [
       { prefix: 'grant', c: this.grant.conditions },
@@ -199,7 +202,7 @@ export class CompiledGrant {
     for (const { prefix, c } of all) {
       if (!c) continue;
       if (c.required_revision !== undefined) {
-        const seen = typeof call.revision === 'function' ? call.revision() : call.revision;
+        const seen = call.revision;
         if (c.required_revision !== seen) {
           faults.push({ id: `${prefix}.conditions.required_revision`, reason: `the grant requires workspace revision ${c.required_revision}, the call sees ${seen ?? 'none'}` });
         }
@@ -212,6 +215,11 @@ export class CompiledGrant {
       }
     }
     return faults;
+  }
+
+  /** Whether a condition of the grant (or of a caveat) names a workspace revision. */
+  get requiresRevision(): boolean {
+    return this.grant.conditions?.required_revision !== undefined || this.grant.caveats.some((c) => c.conditions?.required_revision !== undefined);
   }
 
   /** Whether the grant itself asks for an approval of this effect class. */

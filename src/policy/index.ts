@@ -16,7 +16,7 @@ export {
   type BudgetLimits,
   type BudgetLimitsSpec,
 } from './grant.js';
-export { CompiledGrant, type CallIdentity, type GrantFault } from './grant-check.js';
+export { CompiledGrant, type CallIdentity, type SeenCall, type GrantFault } from './grant-check.js';
 export { attenuate, type Restrictions } from './attenuate.js';
 export { CedarPolicySet, type PolicySetOptions, type PolicySource, type LoadedPolicy, type CedarRequest, type CedarVerdict } from './cedar/policy-set.js';
 export { PolicyLoadError, type PolicyFault } from './cedar/load-error.js';

@@ -1,5 +1,5 @@
-// Durable state the policy layer keeps. Declared here; implemented by the store layer
-// (src/store/sqlite/policy-tables.ts) so that approvals, budgets and denial counts survive a
+// Durable state the policy layer keeps. Declared here; implemented by each store backend
+// (src/store/sqlite/policy-tables.ts), asynchronously like every store method, so that approvals, budgets and denial counts survive a
 // restart and are shared by every runtime on the same state file.
 import type { Digest, NormalizedAction, TaskId } from '../protocol/index.js';
 import type { BudgetDimension, BudgetLimits, Grant } from './grant.js';
@@ -35,15 +35,15 @@ export interface ApprovalBinding {
 
 export interface ApprovalStore {
   /** The newest request with exactly this binding. */
-  findApproval(binding: ApprovalBinding): ApprovalRecord | undefined;
-  getApproval(id: string): ApprovalRecord | undefined;
-  createApproval(record: ApprovalRecord): void;
+  findApproval(binding: ApprovalBinding): Promise<ApprovalRecord | undefined>;
+  getApproval(id: string): Promise<ApprovalRecord | undefined>;
+  createApproval(record: ApprovalRecord): Promise<void>;
   /**
    * Moves a pending, unexpired request to approved or denied; returns the record as stored,
    * or `undefined` when it is not pending (already decided) or has lapsed.
    */
-  decideApproval(id: string, decision: { status: 'approved' | 'denied'; by: string; at: number; expires_at: number }): ApprovalRecord | undefined;
-  listApprovals(filter: { status?: ApprovalStatus; task?: TaskId }): ApprovalRecord[];
+  decideApproval(id: string, decision: { status: 'approved' | 'denied'; by: string; at: number; expires_at: number }): Promise<ApprovalRecord | undefined>;
+  listApprovals(filter: { status?: ApprovalStatus; task?: TaskId }): Promise<ApprovalRecord[]>;
 }
 
 /** Amounts per budget dimension; absent = 0. */
@@ -82,25 +82,25 @@ export interface BudgetStore {
      * runtime that crashed between admission and commit does not hold the budget forever.
      */
     readonly expires_at: number;
-  }): ReserveResult;
+  }): Promise<ReserveResult>;
   /** Replaces the reservation with the actual usage. Idempotent: a settled reservation stays settled. */
-  settle(id: string, actual: Usage): void;
+  settle(id: string, actual: Usage): Promise<void>;
   /** Drops the reservation without charging anything (the call never ran). */
-  release(id: string): void;
-  usage(task: TaskId): Readonly<Record<BudgetDimension, BudgetUsageRow>>;
+  release(id: string): Promise<void>;
+  usage(task: TaskId): Promise<Readonly<Record<BudgetDimension, BudgetUsageRow>>>;
 }
 
 export interface DenialStore {
-  denialCount(task: TaskId, key: string): number;
+  denialCount(task: TaskId, key: string): Promise<number>;
   /** Counts one more denial and returns the new count. */
-  recordDenial(task: TaskId, key: string, now: number): number;
+  recordDenial(task: TaskId, key: string, now: number): Promise<number>;
 }
 
 /** The grant the runtime issued to each task: stored, never taken from the caller. */
 export interface GrantStore {
-  getGrant(task: TaskId): Grant | undefined;
+  getGrant(task: TaskId): Promise<Grant | undefined>;
   /** Stores the task's grant unless it has one; returns the one in force. */
-  putGrantIfAbsent(grant: Grant): Grant;
+  putGrantIfAbsent(grant: Grant): Promise<Grant>;
 }
 
 export interface PolicyStores {

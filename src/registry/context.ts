@@ -39,15 +39,15 @@ export interface TokenCodec {
   verify(kind: string, token: string): Record<string, unknown>;
 }
 
-/** The workspace revision: Toolgate's own mutation counter (docs/revisions.md). */
+/** The workspace revision: Toolgate's own mutation counter (docs/revisions.md), kept in the store. */
 export interface RevisionSource {
-  current(): string;
+  current(): Promise<string>;
   /** Called by a tool after it changed the workspace; returns the new revision. */
-  advance(): string;
+  advance(): Promise<string>;
 }
 
 export interface ReceiptLookup {
-  get(id: ReceiptId): Receipt | undefined;
+  get(id: ReceiptId): Promise<Receipt | undefined>;
 }
 
 export interface ProgressSink {
@@ -64,7 +64,7 @@ export interface NormalizeContext {
    * (shell.exec binds the workspace read-only when write is not granted). Authorization still
    * decides the whole normalized action.
    */
-  grants(resource: Resource): boolean;
+  grants(resource: Resource): Promise<boolean>;
 }
 
 /** What normalize returns: every resource in canonical form, plus tool-private data for execute. */
@@ -102,8 +102,9 @@ export interface ExecuteContext<A, P = undefined> {
    * tool's reconcile() needs to settle the effect after a crash (paths, pre- and post-image
    * digests: never content); it is durable in the effect record before this returns. A tool
    * may call markSent again with a fuller intent before a later step of the same effect.
+   * Await it before the effect: the record is durable when it resolves.
    */
-  markSent(intent?: EffectIntent): void;
+  markSent(intent?: EffectIntent): Promise<void>;
 }
 
 /** A tool's answer. Domain failures are outcomes, never exceptions. */

@@ -2,7 +2,7 @@ import type { AttemptId, TaskId } from '../protocol/index.js';
 import type { Registry, ReceiptLookup } from '../registry/index.js';
 import type { Workspace } from '../resources/index.js';
 import type { PolicyEngine } from '../policy/index.js';
-import type { SqliteStore } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import type { ArtifactStore } from '../artifacts/index.js';
 import type { Admission } from './admission.js';
 import type { RunningCalls } from './running-calls.js';
@@ -13,7 +13,7 @@ import type { LRUCache } from 'lru-cache';
 export interface RuntimeServices {
   readonly workspace: Workspace;
   readonly registry: Registry;
-  readonly store: SqliteStore;
+  readonly store: Store;
   readonly artifacts: ArtifactStore;
   readonly policy: PolicyEngine;
   readonly resolver: Resolver;
@@ -35,12 +35,9 @@ export interface RuntimeConfig {
 
 /** What changes while the runtime runs, per instance (no module-level state). */
 export interface RuntimeState {
-  /** A task's attempt id, for envelopes that bring none. */
   /** Attempt ids the runtime gave tasks that named none; least recently used first out, so an active task keeps its id. */
   readonly attempts: LRUCache<TaskId, AttemptId>;
   readonly running: RunningCalls;
-  /** Calls inside the pipeline now (from parse to commit): commits batch when there are others. */
-  readonly inflight: { count: number };
 }
 
 export interface RuntimeParts {

@@ -28,7 +28,6 @@ function attemptOf(parts: { readonly attempts: LRUCache<TaskId, AttemptId> }, en
 export interface Pipeline {
   readonly call: CallServices;
   readonly secrets: readonly string[];
-  readonly inflight: { count: number };
   readonly parse: ParseServices;
   readonly resolver: Resolver;
   readonly claim: ClaimServices;
@@ -45,7 +44,6 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
   return {
     call: { policy, store, running: state.running },
     secrets,
-    inflight: state.inflight,
     parse: { attemptOf: (env) => attemptOf(state, env), running: state.running },
     resolver,
     claim: {
@@ -60,7 +58,7 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
     authorize: { policy, store, environment },
     admit: { policy, admission },
     execute: { workspace, artifacts, receipts, store, tokenKey, stateDir, abortGraceMs },
-    commit: { store, artifacts, inlineResultBytes, stateDir, inflight: state.inflight },
+    commit: { store, artifacts, inlineResultBytes, stateDir },
   };
 }
 
@@ -74,12 +72,10 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
  */
 export async function runPipeline(p: Pipeline, input: unknown, opts: CallOptions): Promise<Receipt> {
   const call = new Call(p.call, input, opts, p.secrets);
-  p.inflight.count++;
   try {
     return (await runStages(p, call, input)) ?? (await commitStage(p.commit, call));
   } finally {
     await call.dispose();
-    p.inflight.count--;
   }
 }
 

@@ -30,8 +30,8 @@ export interface UnsettledEntry extends UnsettledEffect {
 /** Who settled an effect: its tool's reconcile(), or an operator with a reason. */
 type SettledBy = { readonly by: 'reconcile' } | { readonly by: 'operator'; readonly reason: string };
 
-export function listUnsettled(parts: RuntimeParts, now = Date.now()): UnsettledEntry[] {
-  return parts.store.listUnsettled().map((e) => ({ ...e, age_ms: Math.max(0, now - Date.parse(e.updated_at)) }));
+export async function listUnsettled(parts: RuntimeParts, now = Date.now()): Promise<UnsettledEntry[]> {
+  return (await parts.store.listUnsettled()).map((e) => ({ ...e, age_ms: Math.max(0, now - Date.parse(e.updated_at)) }));
 }
 
 function toolOf(parts: RuntimeParts, rec: EffectRecord): AnyTool | undefined {
@@ -42,8 +42,8 @@ function toolOf(parts: RuntimeParts, rec: EffectRecord): AnyTool | undefined {
  * Commits the receipt that settles an effect record, in the transaction that moves the record:
  * `completed` (a retry replays this receipt) or `released` (a retry runs the effect).
  */
-function commitSettlement(parts: RuntimeParts, rec: EffectRecord, settled: 'completed' | 'released', by: SettledBy, evidence: Readonly<Record<string, unknown>>, result: unknown): Receipt {
-  const previous: Receipt | undefined = rec.receipt_id ? parts.store.getReceipt(rec.receipt_id) : undefined;
+async function commitSettlement(parts: RuntimeParts, rec: EffectRecord, settled: 'completed' | 'released', by: SettledBy, evidence: Readonly<Record<string, unknown>>, result: unknown): Promise<Receipt> {
+  const previous: Receipt | undefined = rec.receipt_id ? await parts.store.getReceipt(rec.receipt_id) : undefined;
   const now = new Date().toISOString();
   const reconciliation = { settled, by: by.by, ...(by.by === 'operator' ? { reason: by.reason } : {}), previous_receipt_id: rec.receipt_id, sent_at: rec.updated_at };
   const raw = {
@@ -63,9 +63,9 @@ function commitSettlement(parts: RuntimeParts, rec: EffectRecord, settled: 'comp
   const red = redactStage(toolOf(parts, rec) ?? null, raw, parts.secrets, []);
   const body = { ...raw, ...red.body, redactions: red.notes };
   try {
-    return parts.store.commit({ body, effect: { key: rec.effect_key, state: settled } });
+    return await parts.store.commit({ body, effect: { key: rec.effect_key, state: settled } });
   } finally {
-    parts.store.letGo(rec.task_id, rec.effect_key);
+    await parts.store.letGo(rec.task_id, rec.effect_key);
   }
 }
 
@@ -78,7 +78,7 @@ export async function reconcileRecord(parts: RuntimeParts, rec: EffectRecord, ar
     return await settleThroughTool(parts, rec, args);
   } finally {
     // Settled or not (the store may have failed), this runtime no longer works on the record.
-    parts.store.letGo(rec.task_id, rec.effect_key);
+    await parts.store.letGo(rec.task_id, rec.effect_key);
   }
 }
 
@@ -88,7 +88,7 @@ async function settleThroughTool(parts: RuntimeParts, rec: EffectRecord, args: u
   let verdict: ReconcileVerdict;
   if (!tool?.reconcile) verdict = { settled: 'unknown', reason: tool ? 'the tool has no reconcile()' : 'this runtime has no such tool version' };
   else {
-    const previous = rec.receipt_id ? parts.store.getReceipt(rec.receipt_id) : undefined;
+    const previous = rec.receipt_id ? await parts.store.getReceipt(rec.receipt_id) : undefined;
     try {
       verdict = await tool.reconcile({
         workspace: parts.workspace,
@@ -98,7 +98,7 @@ async function settleThroughTool(parts: RuntimeParts, rec: EffectRecord, args: u
         intent: rec.intent,
         arguments: args,
         action: previous?.normalized_action ?? null,
-        revision: { current: () => `r${parts.store.currentRevision()}`, advance: () => `r${parts.store.advanceRevision()}` },
+        revision: { current: async () => `r${await parts.store.currentRevision()}`, advance: async () => `r${await parts.store.advanceRevision()}` },
       });
     } catch (e) {
       if (ToolgateError.isInstance(e) && e.code === 'store_unavailable') throw e;
@@ -108,11 +108,11 @@ async function settleThroughTool(parts: RuntimeParts, rec: EffectRecord, args: u
   switch (verdict.settled) {
     case 'unknown':
       // Only what reconcile cannot tell is left ambiguous: an operator settles it.
-      parts.store.settle(rec.task_id, rec.effect_key, 'ambiguous');
+      await parts.store.settle(rec.task_id, rec.effect_key, 'ambiguous');
       return { entry: { ...base, settled: 'unknown', reason: verdict.reason, receipt_id: null }, receipt: null };
     case 'completed':
     case 'released': {
-      const receipt = commitSettlement(parts, rec, verdict.settled, { by: 'reconcile' }, verdict.evidence, verdict.settled === 'completed' ? verdict.result : undefined);
+      const receipt = await commitSettlement(parts, rec, verdict.settled, { by: 'reconcile' }, verdict.evidence, verdict.settled === 'completed' ? verdict.result : undefined);
       return { entry: { ...base, settled: verdict.settled, reason: null, receipt_id: receipt.receipt_id }, receipt };
     }
   }
@@ -120,10 +120,10 @@ async function settleThroughTool(parts: RuntimeParts, rec: EffectRecord, args: u
 
 /** Settles every ambiguous record and every sent record whose owner is gone. */
 export async function reconcileEffects(parts: RuntimeParts): Promise<ReconcileReport> {
-  const unsettled = parts.store.listUnsettled().filter((e) => !e.owner_alive);
+  const unsettled = (await parts.store.listUnsettled()).filter((e) => !e.owner_alive);
   const entries: ReconcileEntry[] = [];
   for (const e of unsettled) {
-    const taken = parts.store.takeOver(e.task_id, e.effect_key);
+    const taken = await parts.store.takeOver(e.task_id, e.effect_key);
     if (taken.kind !== 'taken') continue; // settled or resumed meanwhile
     entries.push((await reconcileRecord(parts, taken.record, null)).entry);
   }
@@ -135,9 +135,9 @@ export async function reconcileEffects(parts: RuntimeParts): Promise<ReconcileRe
  * shell.exec): `completed` (a retry replays) or `released` (a retry runs), with the reason
  * recorded in the receipt that settles it.
  */
-export function settleEffect(parts: RuntimeParts, task: TaskId, key: string, settled: 'completed' | 'released', reason: string): Receipt {
+export async function settleEffect(parts: RuntimeParts, task: TaskId, key: string, settled: 'completed' | 'released', reason: string): Promise<Receipt> {
   if (reason.trim() === '') throw new ToolgateError('invalid_arguments', 'settling an effect needs a reason', { faults: [{ pointer: '/reason', message: 'empty' }] });
-  const taken = parts.store.takeOver(task, key);
+  const taken = await parts.store.takeOver(task, key);
   switch (taken.kind) {
     case 'absent':
       throw new ToolgateError('not_found', `no effect ${key} in task ${task}`, { task_id: task, effect_key: key });

@@ -3,7 +3,7 @@ import { ToolgateError, type Receipt, type ReceiptId, type TaskId } from '../pro
 import { Registry, type AnyTool } from '../registry/index.js';
 import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
-import { POLICY_MIGRATIONS, SqliteStore, guarded, sqlitePolicyStores, type EffectRecord, type MigrationSet } from '../store/index.js';
+import { guarded, sqliteStore, type EffectRecord, type Store, type StoreFactory } from '../store/index.js';
 import { ArtifactStore, sweepArtifactParts } from '../artifacts/index.js';
 import { builtinTools } from '../tools/index.js';
 import { Admission } from './admission.js';
@@ -44,17 +44,15 @@ export interface RuntimeOptions {
   readonly abortGraceMs?: number;
   /** Results larger than this (JSON bytes) are stored as an artifact. Default 6 MiB. */
   readonly inlineResultBytes?: number;
-  /**
-   * `full` (default): every commit is fsync'ed before it returns (shared by group commit), so a
-   * receipt returned as succeeded survives a power loss. `normal`: survives a process crash
-   * only; a power loss or file system failure may lose receipts already returned (docs/cli.md).
-   */
-  readonly durability?: 'normal' | 'full';
   /** Extra secret path patterns (see docs/paths.md). */
   readonly secretPatterns?: readonly string[];
   /** Values to redact from everything recorded (e.g. tokens the host injects). */
   readonly secrets?: readonly string[];
-  readonly migrations?: readonly MigrationSet[];
+  /**
+   * Where receipts, effects, tasks and the policy's state live. Default: `sqliteStore()`, one
+   * SQLite file in the state dir (its durability and migrations are options of sqliteStore).
+   */
+  readonly store?: StoreFactory;
 }
 
 export class Runtime {
@@ -67,36 +65,26 @@ export class Runtime {
   /** Removal of temporary entries a crashed owner left (workspace and artifact parts); close waits for it. */
   readonly #sweep: Promise<unknown>;
 
-  constructor(opts: RuntimeOptions) {
+  /** Opens the store the options name (SQLite in the state dir by default) and everything else a runtime owns. */
+  static async open(opts: RuntimeOptions): Promise<Runtime> {
     const workspace = Workspace.open(opts.workspace, opts.secretPatterns ? { secretPatterns: opts.secretPatterns } : {});
+    let store: Store | undefined;
     try {
       const stateDir = prepareStateDir(workspace, opts.stateDir);
-      const store = new SqliteStore({ dir: stateDir, durability: opts.durability ?? 'full', migrations: [POLICY_MIGRATIONS, ...(opts.migrations ?? [])] });
+      store = await (opts.store ?? sqliteStore())({ stateDir });
       const registry = new Registry(opts.tools ?? builtinTools());
-      let policy: PolicyEngine;
-      try {
-        policy = new PolicyEngine({
-          manifest: registry.manifest,
-          stores: sqlitePolicyStores(store.db),
-          classifier: workspace.classifier,
-          ...(opts.grant ? { grant: opts.grant } : {}),
-          ...(opts.policies ? { policies: opts.policies } : {}),
-          ...(opts.repeatedDenialLimit !== undefined ? { repeatedDenialLimit: opts.repeatedDenialLimit } : {}),
-          ...(opts.approvalTtlMs !== undefined ? { approvalTtlMs: opts.approvalTtlMs } : {}),
-        });
-      } catch (e) {
-        store.close();
-        throw e;
-      }
-      let artifacts: ArtifactStore;
-      let tokenKey: Buffer;
-      try {
-        artifacts = guarded('prepare the artifact store', stateDir, () => new ArtifactStore(join(stateDir, 'artifacts'), { secrets: opts.secrets ?? [] }));
-        tokenKey = loadTokenKey(stateDir);
-      } catch (e) {
-        store.close();
-        throw e;
-      }
+      const policy = new PolicyEngine({
+        manifest: registry.manifest,
+        stores: store,
+        classifier: workspace.classifier,
+        ...(opts.grant ? { grant: opts.grant } : {}),
+        ...(opts.policies ? { policies: opts.policies } : {}),
+        ...(opts.repeatedDenialLimit !== undefined ? { repeatedDenialLimit: opts.repeatedDenialLimit } : {}),
+        ...(opts.approvalTtlMs !== undefined ? { approvalTtlMs: opts.approvalTtlMs } : {}),
+      });
+      const artifacts = guarded('prepare the artifact store', stateDir, () => new ArtifactStore(join(stateDir, 'artifacts'), { secrets: opts.secrets ?? [] }));
+      const tokenKey = loadTokenKey(stateDir);
+      const receipts = store;
       const services: RuntimeServices = {
         workspace,
         registry,
@@ -104,7 +92,7 @@ export class Runtime {
         artifacts,
         policy,
         resolver: new Resolver(registry, store),
-        receiptLookup: { get: (id) => store.getReceipt(id) },
+        receiptLookup: { get: (id) => receipts.getReceipt(id) },
         admission: new Admission(opts.concurrency ?? 8),
       };
       const config: RuntimeConfig = {
@@ -116,17 +104,22 @@ export class Runtime {
         inlineResultBytes: opts.inlineResultBytes ?? 6 * 1024 * 1024,
         secrets: opts.secrets ?? [],
       };
-      const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls(), inflight: { count: 0 } };
-      this.#parts = { services, config, state };
+      const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls() };
+      return new Runtime({ services, config, state });
     } catch (e) {
+      await store?.close().catch(() => {});
       workspace.close();
       throw e;
     }
-    const { services, config } = this.#parts;
+  }
+
+  private constructor(parts: RuntimeParts) {
+    this.#parts = parts;
+    const { services, config } = parts;
     this.#reconcile = { workspace: services.workspace, registry: services.registry, store: services.store, artifacts: services.artifacts, secrets: config.secrets };
-    this.#pipeline = pipelineOf(this.#parts, this.#reconcile);
+    this.#pipeline = pipelineOf(parts, this.#reconcile);
     sweepArtifactParts(services.artifacts.dir);
-    this.#sweep = sweepWorkspaceTemps(workspace).catch(() => []);
+    this.#sweep = sweepWorkspaceTemps(services.workspace).catch(() => []);
   }
 
   /** The sweep of crash leftovers started at open (tests wait for it). */
@@ -140,7 +133,8 @@ export class Runtime {
   get registry(): Registry {
     return this.#parts.services.registry;
   }
-  get store(): SqliteStore {
+  /** The store behind this runtime, as its interface (receipts, effects, audit chain). */
+  get store(): Store {
     return this.#parts.services.store;
   }
   get artifacts(): ArtifactStore {
@@ -179,16 +173,16 @@ export class Runtime {
     this.#parts.state.running.resume(task as TaskId);
   }
 
-  getReceipt(id: string): Receipt | undefined {
+  getReceipt(id: string): Promise<Receipt | undefined> {
     return this.#parts.services.store.getReceipt(id as ReceiptId);
   }
 
-  listAmbiguous(): EffectRecord[] {
+  listAmbiguous(): Promise<EffectRecord[]> {
     return this.#parts.services.store.listEffects({ state: 'ambiguous' });
   }
 
   /** Every effect that waits for reconcile (ambiguous, or sent by a runtime that is gone), with its age. */
-  listUnsettled(): UnsettledEntry[] {
+  listUnsettled(): Promise<UnsettledEntry[]> {
     return listUnsettled(this.#reconcile);
   }
 
@@ -201,7 +195,7 @@ export class Runtime {
   }
 
   /** An operator's settlement of one effect reconcile cannot decide; the reason goes in its receipt. */
-  settle(task: string, effectKey: string, settled: 'completed' | 'released', reason: string): Receipt {
+  settle(task: string, effectKey: string, settled: 'completed' | 'released', reason: string): Promise<Receipt> {
     return settleEffect(this.#reconcile, task as TaskId, effectKey, settled, reason);
   }
 
@@ -210,11 +204,15 @@ export class Runtime {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.allSettled([...this.#inflight, this.#sweep]);
-    this.#parts.services.store.close();
-    this.#parts.services.workspace.close();
+    try {
+      await this.#parts.services.store.close();
+    } finally {
+      this.#parts.services.workspace.close();
+    }
   }
 }
 
-export function createRuntime(opts: RuntimeOptions): Runtime {
-  return new Runtime(opts);
+/** Opens a runtime: `await createRuntime({ workspace, store })` (Runtime.open). */
+export function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
+  return Runtime.open(opts);
 }

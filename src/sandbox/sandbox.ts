@@ -90,7 +90,7 @@ export interface RunRequest {
    */
   readonly pty?: boolean;
   /** Called right before the process is spawned (the effect may start): `ctx.markSent`. */
-  readonly onSpawn?: () => void;
+  readonly onSpawn?: () => void | Promise<void>;
   /**
    * A command of Toolgate's own with a fixed argv (the `git status` around a run). On a
    * read-only workspace it skips the workspace scan and its masks; ignored when writable.

@@ -47,7 +47,7 @@ export interface SuperviseSpec {
    */
   readonly joinInit: ((pid: number) => Promise<void>) | null;
   /** Called right before the spawn, never when the call was cancelled first. */
-  readonly onSpawn: (() => void) | undefined;
+  readonly onSpawn: (() => void | Promise<void>) | undefined;
 }
 
 export interface Supervised {
@@ -146,7 +146,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
 
   try {
     if (stopReason !== null) return finish(null, null, false);
-    spec.onSpawn?.();
+    await spec.onSpawn?.();
     try {
       child = spawn(spec.file, [...spec.args], {
         cwd: spec.cwd,

@@ -12,8 +12,11 @@ export type {
   TaskRecord,
   TaskStore,
   Store,
+  StoreContext,
+  StoreFactory,
 } from './types.js';
-export { SqliteStore, type SqliteStoreOptions } from './sqlite/store.js';
-export { migrate, CORE_MIGRATIONS, type MigrationSet } from './sqlite/migrations.js';
-export { migratePolicyTables, sqlitePolicyStores, POLICY_MIGRATIONS } from './sqlite/policy-tables.js';
+export { EffectOwner, ABANDON_GRACE_MS, pidAlive, type Holding } from './liveness.js';
+export { sqliteStore, probeSqlite } from './sqlite/factory.js';
+export type { SqliteOptions } from './sqlite/store.js';
+export type { MigrationSet } from './sqlite/migrations.js';
 export { isStorageFailure, storeFailure, guarded } from './sqlite/unavailable.js';

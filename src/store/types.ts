@@ -1,5 +1,6 @@
 import type { AttemptId, Digest, Receipt, ReceiptBody, ReceiptId, TaskId } from '../protocol/index.js';
 import type { EffectIntent, Manifest } from '../registry/index.js';
+import type { PolicyStores } from '../policy/index.js';
 
 export type EffectState = 'claimed' | 'sent' | 'completed' | 'released' | 'ambiguous';
 
@@ -60,27 +61,32 @@ export interface UnsettledEffect extends EffectRecord {
   readonly owner_alive: boolean;
 }
 
+/**
+ * Every method is asynchronous so that a backend may live across a network (PostgreSQL). The
+ * conformance suite (test/store/conformance) is the contract every backend passes.
+ */
 export interface EffectStore {
   /** Looks up a record without changing it (to keep a retry's deadline). */
-  findEffect(task: TaskId, key: string): EffectRecord | undefined;
+  findEffect(task: TaskId, key: string): Promise<EffectRecord | undefined>;
   /**
    * Examines the record a call would claim, before its resources are normalized: replay,
    * conflict, in progress, ambiguous, reconcile (taken over) or free. Writes only to take over
    * a sent record whose owner is gone.
    */
-  inspect(req: ClaimRequest): ClaimResult;
-  claim(req: ClaimRequest): ClaimResult;
+  inspect(req: ClaimRequest): Promise<ClaimResult>;
+  /** Claims in one atomic step: of any number of concurrent claims of one key, one gets `new`. */
+  claim(req: ClaimRequest): Promise<ClaimResult>;
   /** Marks the record sent and records the tool's intent, durably, before the effect. */
-  markSent(task: TaskId, key: string, intent: EffectIntent | null): void;
+  markSent(task: TaskId, key: string, intent: EffectIntent | null): Promise<void>;
   /** Moves a record out of claimed/sent without a receipt (e.g. the runtime is closing). */
-  settle(task: TaskId, key: string, state: 'released' | 'ambiguous' | 'completed'): void;
+  settle(task: TaskId, key: string, state: 'released' | 'ambiguous' | 'completed'): Promise<void>;
   /** Forgets that this runtime holds the record (its call is over, receipt committed or not). */
-  letGo(task: TaskId, key: string): void;
-  listEffects(filter: { state?: EffectState; task?: TaskId }): EffectRecord[];
+  letGo(task: TaskId, key: string): Promise<void>;
+  listEffects(filter: { state?: EffectState; task?: TaskId }): Promise<EffectRecord[]>;
   /** Every ambiguous record and every sent one, each with whether its owner is still running it. */
-  listUnsettled(): UnsettledEffect[];
+  listUnsettled(): Promise<UnsettledEffect[]>;
   /** Takes over an unsettled record for reconcile or an operator (refused while its owner runs it). */
-  takeOver(task: TaskId, key: string): TakeOver;
+  takeOver(task: TaskId, key: string): Promise<TakeOver>;
 }
 
 export type TakeOver =
@@ -96,14 +102,17 @@ export interface CommitRequest {
 }
 
 export interface ReceiptStore {
-  /** Chains, seals and persists a receipt atomically; returns it as stored. */
-  commit(req: CommitRequest): Receipt;
-  /** The same, grouped with other commits of the same event-loop turn into one transaction. */
-  commitBatched(req: CommitRequest): Promise<Receipt>;
-  getReceipt(id: ReceiptId): Receipt | undefined;
-  listReceipts(filter: { task?: TaskId; limit?: number }): Receipt[];
+  /**
+   * Chains, seals and persists a receipt atomically (with the effect record's final state);
+   * resolves once it is durable, with the receipt as stored. Whether concurrent commits share
+   * a transaction is the backend's business.
+   */
+  commit(req: CommitRequest): Promise<Receipt>;
+  getReceipt(id: ReceiptId): Promise<Receipt | undefined>;
+  /** Newest first. */
+  listReceipts(filter: { task?: TaskId; limit?: number }): Promise<Receipt[]>;
   /** Recomputes every digest and link; names the first broken link of each task. */
-  verifyChain(task?: TaskId): ChainReport;
+  verifyChain(task?: TaskId): Promise<ChainReport>;
 }
 
 export interface ChainReport {
@@ -121,13 +130,27 @@ export interface TaskRecord {
 
 export interface TaskStore {
   /** Pins the task to `manifest` at its first call; later calls get the pinned manifest back. */
-  pinTask(task: TaskId, manifest: Manifest): Manifest;
-  getTask(task: TaskId): TaskRecord | undefined;
+  pinTask(task: TaskId, manifest: Manifest): Promise<Manifest>;
+  getTask(task: TaskId): Promise<TaskRecord | undefined>;
   /** Toolgate's own workspace mutation counter. */
-  currentRevision(): number;
-  advanceRevision(): number;
+  currentRevision(): Promise<number>;
+  advanceRevision(): Promise<number>;
 }
 
-export interface Store extends EffectStore, ReceiptStore, TaskStore {
-  close(): void;
+/** One backend's whole state: effects, receipts, tasks, and the policy layer's stores. */
+export interface Store extends EffectStore, ReceiptStore, TaskStore, PolicyStores {
+  /** Releases the backend (connections, file handles); the store is unusable afterwards. */
+  close(): Promise<void>;
 }
+
+/** What the runtime tells a store factory at open. */
+export interface StoreContext {
+  /** The runtime's state dir (outside the workspace): where an embedded store keeps its file. */
+  readonly stateDir: string;
+}
+
+/**
+ * How a runtime gets its store: `createRuntime({ workspace, store: sqliteStore({ … }) })`.
+ * The runtime calls it once at open and closes what it returns at close.
+ */
+export type StoreFactory = (ctx: StoreContext) => Promise<Store>;

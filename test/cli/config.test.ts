@@ -52,7 +52,7 @@ test('an invalid configuration is a usage error naming the file and the pointer'
 });
 
 test('an agent cannot rewrite toolgate.config.json through the tools', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     writeFileSync(join(workspace, 'toolgate.config.json'), '{}');
     const r = await rt.call(envelope('fs.write', { path: 'toolgate.config.json', content: '{"state_dir":"/tmp/x"}', mode: 'create_or_replace' }));

@@ -55,7 +55,7 @@ test('an interrupted keyed shell.exec is listed with its age and settled by an o
     const auto = cli(['reconcile', '--json', '--workspace', d.workspace, '--state-dir', d.state], d.workspace);
     assert.equal(auto.code, 1);
     assert.equal((JSON.parse(auto.out) as { entries: { settled: string }[] }).entries[0]?.settled, 'unknown');
-    const rt = createRuntime({ workspace: d.workspace, stateDir: d.state, grant: GRANT });
+    const rt = await createRuntime({ workspace: d.workspace, stateDir: d.state, grant: GRANT });
     try {
       const refused = await rt.call(envelope('shell.exec', { shell: 'sh', script: 'echo started > started.txt; sleep 1000' }, { task_id: 'ops', idempotency_key: 'deploy-1' }));
       assert.equal(refused.error?.code, 'reconciliation_required');
@@ -71,7 +71,7 @@ test('an interrupted keyed shell.exec is listed with its age and settled by an o
     assert.deepEqual([receipt.evidence.reconciliation.by, receipt.evidence.reconciliation.settled, receipt.evidence.reconciliation.reason], ['operator', 'completed', 'checked the deploy log by hand']);
     assert.equal(cli(['reconcile', '--list', '--workspace', d.workspace, '--state-dir', d.state], d.workspace).code, 0, 'nothing left to settle');
 
-    const rt2 = createRuntime({ workspace: d.workspace, stateDir: d.state, grant: GRANT });
+    const rt2 = await createRuntime({ workspace: d.workspace, stateDir: d.state, grant: GRANT });
     try {
       const replay = await rt2.call(envelope('shell.exec', { shell: 'sh', script: 'echo started > started.txt; sleep 1000' }, { task_id: 'ops', idempotency_key: 'deploy-1' }));
       assert.equal(replay.replay, true);

@@ -30,9 +30,9 @@ async function cancelSleep(client: Client): Promise<string> {
 
 /** Receipts of a task, or of every task (a 2025-era HTTP session is a task of its own). */
 async function statuses(workspace: string, state: string, task?: string): Promise<string[]> {
-  const rt = createRuntime({ workspace, stateDir: state });
+  const rt = await createRuntime({ workspace, stateDir: state });
   try {
-    return rt.store.listReceipts(task === undefined ? {} : { task: task as never }).map((r) => `${r.tool} ${r.status} ${r.error?.code ?? ''}`.trim());
+    return (await rt.store.listReceipts(task === undefined ? {} : { task: task as never })).map((r) => `${r.tool} ${r.status} ${r.error?.code ?? ''}`.trim());
   } finally {
     await rt.close();
   }

@@ -16,9 +16,9 @@ const BIN = join(import.meta.dirname, '../../dist/src/cli/main.js');
 const io = { out: () => {}, err: () => {} };
 
 async function receiptsOf(workspace: string, state: string, task: string): Promise<string[]> {
-  const rt = createRuntime({ workspace, stateDir: state });
+  const rt = await createRuntime({ workspace, stateDir: state });
   try {
-    return rt.store.listReceipts({ task: task as never }).map((r) => `${r.tool} ${r.status}`);
+    return (await rt.store.listReceipts({ task: task as never })).map((r) => `${r.tool} ${r.status}`);
   } finally {
     await rt.close();
   }

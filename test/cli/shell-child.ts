@@ -3,7 +3,7 @@ import { createRuntime } from '../../src/runtime/index.js';
 import { PROTOCOL_VERSION } from '../../src/protocol/index.js';
 
 const [workspace, state] = process.argv.slice(2) as [string, string];
-const rt = createRuntime({ workspace, stateDir: state, grant: { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**', '.'], write: ['**', '.'] } });
+const rt = await createRuntime({ workspace, stateDir: state, grant: { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**', '.'], write: ['**', '.'] } });
 await rt.call({
   protocol_version: PROTOCOL_VERSION,
   task_id: 'ops',

@@ -40,7 +40,7 @@ describe('official MCP conformance suite against serve --http', () => {
 
   before(async () => {
     writeFileSync(join(dirs.workspace, 'a.txt'), 'alpha\n');
-    rt = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state });
+    rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state });
     serving = await serveMcpHttp(rt, { port: 0 });
   });
 

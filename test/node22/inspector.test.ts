@@ -57,7 +57,7 @@ describe('MCP Inspector CLI against toolgate', () => {
   before(async () => {
     mkdirSync(home);
     writeFileSync(join(dirs.workspace, 'a.txt'), 'alpha\nbeta\n');
-    rt = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state });
+    rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state });
     serving = await serveMcpHttp(rt, { port: 0 });
   });
 
@@ -88,7 +88,7 @@ describe('MCP Inspector CLI against toolgate', () => {
       );
       assert.equal((call['structuredContent'] as { content: string }).content, 'alpha\nbeta\n');
       const receiptId = String((call['_meta'] as Record<string, unknown>)['toolgate/receipt_id']);
-      assert.equal(rt.getReceipt(receiptId)?.status, 'succeeded');
+      assert.equal((await rt.getReceipt(receiptId))?.status, 'succeeded');
     });
   }
 

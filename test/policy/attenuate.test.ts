@@ -6,7 +6,7 @@ import {
   BUDGET_DIMENSIONS,
   bindGrant,
   CompiledGrant,
-  type CallIdentity,
+  type SeenCall,
   type Grant,
   type Restrictions,
   type TaskGrant,
@@ -67,7 +67,7 @@ const actionArb: fc.Arbitrary<NormalizedAction> = fc
   .record({ tool: fc.constantFrom(...TOOLS), effect: fc.constantFrom(...EFFECT_CLASSES), resources: fc.array(resourceArb, { maxLength: 3 }) })
   .map((a) => act(a.tool, a.effect, a.resources));
 
-const callArb: fc.Arbitrary<CallIdentity> = fc.record({
+const callArb: fc.Arbitrary<SeenCall> = fc.record({
   task_id: fc.constant(T1),
   attempt_id: fc.constant(A1),
   now: fc.constantFrom(...TIMES.map((t) => Date.parse(t)), Date.parse(TIMES[1] as string) + 1),
@@ -76,14 +76,14 @@ const callArb: fc.Arbitrary<CallIdentity> = fc.record({
 });
 
 /** Everything a grant alone decides: scope, time, conditions, and whether it asks. */
-function verdict(g: Grant | CompiledGrant, action: NormalizedAction, call: CallIdentity): { allows: boolean; asks: boolean } {
+function verdict(g: Grant | CompiledGrant, action: NormalizedAction, call: SeenCall): { allows: boolean; asks: boolean } {
   const c = g instanceof CompiledGrant ? g : new CompiledGrant(g);
   const faults = [...c.checkSubject(call), ...c.checkScope(action), ...c.checkTime(call.now), ...c.checkConditions(call, 'pv')];
   return { allows: faults.length === 0, asks: c.requiresApproval(action) };
 }
 
 describe('attenuate', () => {
-  it('every action a child allows, its parent allows (10,000 random grants, restriction chains and actions)', () => {
+  it('every action a child allows, its parent allows (10,000 random grants, restriction chains and actions)', async () => {
     fc.assert(
       fc.property(specArb, fc.array(restrictionsArb, { minLength: 1, maxLength: 3 }), fc.array(actionArb, { minLength: 1, maxLength: 4 }), callArb, (spec, chain, actions, call) => {
         const root = bindGrant(spec, subject);
@@ -111,7 +111,7 @@ describe('attenuate', () => {
     );
   });
 
-  it('a review subtask gets reads and test inspection without patch, network or merge', () => {
+  it('a review subtask gets reads and test inspection without patch, network or merge', async () => {
     const ciFixer = bindGrant(
       { tools: ['*'], effects: ['read', 'write', 'execute', 'network', 'publish'], read: ['**'], write: ['**'], hosts: ['registry.npmjs.org'], refs: ['refs/heads/**'] },
       subject,
@@ -127,7 +127,7 @@ describe('attenuate', () => {
     assert.notEqual(new CompiledGrant(reviewer).digest, new CompiledGrant(ciFixer).digest);
   });
 
-  it('restrictions cannot widen: a restriction listing more than the parent still gets only the parent', () => {
+  it('restrictions cannot widen: a restriction listing more than the parent still gets only the parent', async () => {
     const parent = bindGrant({ tools: ['fs.read'], effects: ['read'], read: ['src/**'] }, subject);
     const child = attenuate(parent, { tools: ['*'], effects: ['read', 'write'], read: ['**'], budget: { calls: 5 } });
     assert.deepEqual(child.effects, ['read']);

@@ -40,7 +40,7 @@ function loadError(text: string): PolicyLoadError {
 }
 
 describe('Cedar schema from the registry', () => {
-  it('has one action per tool with resource types from its capabilities', () => {
+  it('has one action per tool with resource types from its capabilities', async () => {
     const ns = cedarSchemaOf(manifest)['Toolgate'];
     assert.ok(ns);
     const applies = (n: string): string[] | undefined => ns.actions[n]?.appliesTo?.resourceTypes;
@@ -56,7 +56,7 @@ describe('Cedar schema from the registry', () => {
 });
 
 describe('requests built for Cedar', () => {
-  it('pass Cedar request and entity validation against the generated schema for every resource kind', () => {
+  it('pass Cedar request and entity validation against the generated schema for every resource kind', async () => {
     const schema = cedarSchemaOf(manifest);
     const actions = [
       ...(['read', 'write', 'create', 'delete', 'execute'] as const).map((access) => act('fs.write', 'write', [{ kind: 'path', path: `.git/x-${access}`, access }])),
@@ -87,17 +87,17 @@ describe('requests built for Cedar', () => {
 });
 
 describe('policies are validated strictly at load', () => {
-  it('refuses an attribute the schema does not declare, naming the policy', () => {
+  it('refuses an attribute the schema does not declare, naming the policy', async () => {
     const e = loadError('@id("sized") permit (principal, action, resource is Toolgate::Path) when { resource.size < 10 };');
     assert.equal(e.faults[0]?.policy_id, 'sized');
   });
 
-  it('refuses an action that is not a registered tool', () => {
+  it('refuses an action that is not a registered tool', async () => {
     const e = loadError('@id("rm") permit (principal, action == Toolgate::Action::"rm.rf", resource);');
     assert.ok(e.faults.length > 0);
   });
 
-  it('refuses a type error, a parse error and duplicate ids', () => {
+  it('refuses a type error, a parse error and duplicate ids', async () => {
     loadError('@id("t") permit (principal, action, resource) when { context.time == "noon" };');
     loadError('permit (principal, action, resource) when { ');
     loadError('@id("x") permit (principal, action, resource);\n@id("x") forbid (principal, action, resource);');
@@ -105,12 +105,12 @@ describe('policies are validated strictly at load', () => {
 });
 
 describe('decision = grant AND policy', () => {
-  it('an erroring forbid denies (Cedar alone would skip it and allow)', () => {
+  it('an erroring forbid denies (Cedar alone would skip it and allow)', async () => {
     const text = `
       @id("allow-all") permit (principal, action, resource);
       @id("overflow-forbid") forbid (principal, action, resource) when { context.time + 9223372036854775807 > 0 };`;
     const { decide, policy } = authorizerFor(text);
-    const d = decide(readOf('src/a.ts'));
+    const d = await decide(readOf('src/a.ts'));
     assert.equal(d.outcome, 'deny');
     assert.equal(d.code, 'policy_denied');
     assert.deepEqual(d.determining, ['overflow-forbid']);
@@ -128,49 +128,49 @@ describe('decision = grant AND policy', () => {
     assert.equal(raw.type === 'success' && raw.response.decision, 'allow');
   });
 
-  it('a denial carries the determining policy ids, their reasons and the policy version', () => {
+  it('a denial carries the determining policy ids, their reasons and the policy version', async () => {
     const text = `
       @id("allow-all") permit (principal, action, resource);
       @id("no-docs") @reason("docs are frozen") forbid (principal, action == Toolgate::Action::"fs.write", resource is Toolgate::Path) when { resource.path like "docs/*" };`;
     const { decide, policy } = authorizerFor(text);
-    const d = decide(writeOf('docs/x.md'));
+    const d = await decide(writeOf('docs/x.md'));
     assert.equal(d.code, 'policy_denied');
     assert.deepEqual(d.determining, ['no-docs']);
     assert.deepEqual(d.reasons, ['docs are frozen']);
     assert.equal(d.policy_version, policy.version);
-    assert.equal(decide(writeOf('src/x.ts')).outcome, 'allow');
+    assert.equal((await decide(writeOf('src/x.ts'))).outcome, 'allow');
     const changed = authorizerFor(text.replace('docs/*', 'docs/**'));
     assert.notEqual(changed.policy.version, policy.version);
   });
 
-  it('no permitting policy is a default deny', () => {
+  it('no permitting policy is a default deny', async () => {
     const { decide } = authorizerFor('@id("reads") permit (principal, action == Toolgate::Action::"fs.read", resource);');
-    const d = decide(writeOf('a.txt'));
+    const d = await decide(writeOf('a.txt'));
     assert.equal(d.code, 'policy_denied');
     assert.deepEqual(d.determining, ['policy.default_deny']);
   });
 
-  it('a policy permit does not widen the grant, and a grant does not override a forbid', () => {
+  it('a policy permit does not widen the grant, and a grant does not override a forbid', async () => {
     const { decide } = authorizerFor('@id("all") permit (principal, action, resource);', { ...ALL, write: ['out/**'] });
-    assert.deepEqual(decide(writeOf('src/a.ts')).determining, ['grant.write']);
+    assert.deepEqual((await decide(writeOf('src/a.ts'))).determining, ['grant.write']);
     const forbid = authorizerFor('@id("all") permit (principal, action, resource);\n@id("no-push") forbid (principal, action == Toolgate::Action::"git.push", resource);');
-    assert.deepEqual(forbid.decide(pushOf('refs/heads/main')).determining, ['no-push']);
+    assert.deepEqual((await forbid.decide(pushOf('refs/heads/main'))).determining, ['no-push']);
   });
 
-  it('a permit annotated @approval("required") yields approval_required', () => {
+  it('a permit annotated @approval("required") yields approval_required', async () => {
     const { decide } = authorizerFor(`
       @id("reads") permit (principal, action, resource is Toolgate::Path) when { context.effect == "read" };
       @id("net") @approval("required") permit (principal, action, resource is Toolgate::Host);`);
-    assert.equal(decide(readOf('a')).outcome, 'allow');
-    const d = decide(fetchOf('api.example.com'));
+    assert.equal((await decide(readOf('a'))).outcome, 'allow');
+    const d = await decide(fetchOf('api.example.com'));
     assert.equal(d.outcome, 'ask');
     assert.equal(d.code, 'approval_required');
     assert.deepEqual(d.determining, ['net']);
   });
 
-  it('a call with no resource is decided against the tool itself', () => {
+  it('a call with no resource is decided against the tool itself', async () => {
     const { decide } = authorizerFor('@id("notes") permit (principal, action == Toolgate::Action::"task.note", resource is Toolgate::Tool);');
-    assert.equal(decide(act('task.note', 'read', [])).outcome, 'allow');
+    assert.equal((await decide(act('task.note', 'read', []))).outcome, 'allow');
   });
 });
 
@@ -232,7 +232,7 @@ describe('per-action preparsed sets and the decision cache', () => {
       };
     });
 
-  it('decides exactly as Cedar does over the whole set (same decision, same satisfied and erroring policies), cached or not', () => {
+  it('decides exactly as Cedar does over the whole set (same decision, same satisfied and erroring policies), cached or not', async () => {
     let hits = 0;
     fc.assert(
       fc.property(requestArb, (req) => {
@@ -264,7 +264,7 @@ describe('per-action preparsed sets and the decision cache', () => {
     assert.ok(hits > 100, `only ${hits} cache hits: the cache was not exercised`);
   });
 
-  it('caches time-independent decisions and never caches ones that read context.time', () => {
+  it('caches time-independent decisions and never caches ones that read context.time', async () => {
     const stable = CedarPolicySet.load(manifest, [{ name: 's.cedar', text: '@id("r") permit (principal, action == Toolgate::Action::"fs.read", resource) when { context.effect == "read" };' }]);
     const req: CedarRequest = {
       action: 'fs.read',

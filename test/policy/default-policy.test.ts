@@ -27,71 +27,71 @@ function decider(grant: TaskGrant, extra: string[] = []) {
   const compiled = new CompiledGrant(bindGrant(grant, { tenant: 'acme', principal: 'agent', task_id: T1, attempt_id: null, cancellation_epoch: 0 }));
   return {
     authorizer,
-    decide: (a: NormalizedAction): PolicyDecision => authorizer.authorize(a, compiled, { task_id: T1, attempt_id: A1, now: NOW }),
+    decide: (a: NormalizedAction): Promise<PolicyDecision> => authorizer.authorize(a, compiled, { task_id: T1, attempt_id: A1, now: NOW }),
   };
 }
 
 describe('default policy', () => {
-  it('is the text of policies/default.cedar', () => {
+  it('is the text of policies/default.cedar', async () => {
     assert.equal(DEFAULT_POLICY_SOURCE.text, file('policies/default.cedar'));
   });
 
   const { decide } = decider({ ...DEFAULT_GRANT, effects: ['read', 'write', 'execute', 'network', 'delete', 'publish'], hosts: ['*'], refs: ['**'] });
 
-  it('allows reads and writes inside the workspace', () => {
-    assert.equal(decide(readOf('src/a.ts')).outcome, 'allow');
-    assert.equal(decide(readOf('.git/HEAD')).outcome, 'allow');
-    assert.equal(decide(writeOf('src/a.ts')).outcome, 'allow');
+  it('allows reads and writes inside the workspace', async () => {
+    assert.equal((await decide(readOf('src/a.ts'))).outcome, 'allow');
+    assert.equal((await decide(readOf('.git/HEAD'))).outcome, 'allow');
+    assert.equal((await decide(writeOf('src/a.ts'))).outcome, 'allow');
   });
 
-  it('forbids secret paths and writes under .git/', () => {
-    assert.deepEqual(decide(readOf('config/.env')).determining, ['default.forbid-secret-paths']);
-    assert.deepEqual(decide(writeOf('.ssh/id_rsa')).determining, ['default.forbid-secret-paths']);
-    assert.deepEqual(decide(writeOf('.git/config')).determining, ['default.forbid-git-writes']);
+  it('forbids secret paths and writes under .git/', async () => {
+    assert.deepEqual((await decide(readOf('config/.env'))).determining, ['default.forbid-secret-paths']);
+    assert.deepEqual((await decide(writeOf('.ssh/id_rsa'))).determining, ['default.forbid-secret-paths']);
+    assert.deepEqual((await decide(writeOf('.git/config'))).determining, ['default.forbid-git-writes']);
   });
 
-  it('asks for network and irreversible effects', () => {
-    const net = decide(fetchOf('example.com'));
+  it('asks for network and irreversible effects', async () => {
+    const net = await decide(fetchOf('example.com'));
     assert.equal(net.code, 'approval_required');
     assert.ok(net.determining.includes('default.network-needs-approval'));
-    assert.equal(decide(pushOf('refs/heads/main')).code, 'approval_required');
-    assert.equal(decide(act('fs.write', 'delete', [{ kind: 'path', path: '/tmp/out', access: 'delete' }])).code, 'approval_required');
+    assert.equal((await decide(pushOf('refs/heads/main'))).code, 'approval_required');
+    assert.equal((await decide(act('fs.write', 'delete', [{ kind: 'path', path: '/tmp/out', access: 'delete' }]))).code, 'approval_required');
   });
 
-  it('the default grant alone keeps network and irreversible effects out', () => {
+  it('the default grant alone keeps network and irreversible effects out', async () => {
     const plain = decider(DEFAULT_GRANT).decide;
-    assert.deepEqual(plain(fetchOf('example.com')).determining, ['grant.effects', 'grant.hosts']);
+    assert.deepEqual((await plain(fetchOf('example.com'))).determining, ['grant.effects', 'grant.hosts']);
   });
 });
 
 describe('worked examples (docs/policy.md)', () => {
   const grant = (name: string): TaskGrant => parseGrantFile(JSON.parse(file(`policies/examples/${name}.grant.json`)));
 
-  it('a read-only reviewer reads and inspects tests, and cannot patch, fetch or push', () => {
+  it('a read-only reviewer reads and inspects tests, and cannot patch, fetch or push', async () => {
     const { decide } = decider(grant('reviewer'));
-    assert.equal(decide(readOf('src/a.ts')).outcome, 'allow');
-    assert.deepEqual(decide(writeOf('src/a.ts')).determining, ['grant.effects', 'grant.tools', 'grant.write']);
-    assert.equal(decide(fetchOf('example.com')).code, 'policy_denied');
-    assert.equal(decide(pushOf('refs/heads/main')).code, 'policy_denied');
+    assert.equal((await decide(readOf('src/a.ts'))).outcome, 'allow');
+    assert.deepEqual((await decide(writeOf('src/a.ts'))).determining, ['grant.effects', 'grant.tools', 'grant.write']);
+    assert.equal((await decide(fetchOf('example.com'))).code, 'policy_denied');
+    assert.equal((await decide(pushOf('refs/heads/main'))).code, 'policy_denied');
   });
 
-  it('a CI fixer patches src/ and test/, and nothing else', () => {
+  it('a CI fixer patches src/ and test/, and nothing else', async () => {
     const { decide } = decider(grant('ci-fixer'));
-    assert.equal(decide(writeOf('src/a.ts')).outcome, 'allow');
-    assert.equal(decide(writeOf('test/a.test.ts')).outcome, 'allow');
-    assert.deepEqual(decide(writeOf('.github/workflows/ci.yml')).determining, ['grant.write']);
-    assert.equal(decide(pushOf('refs/heads/main')).code, 'policy_denied');
+    assert.equal((await decide(writeOf('src/a.ts'))).outcome, 'allow');
+    assert.equal((await decide(writeOf('test/a.test.ts'))).outcome, 'allow');
+    assert.deepEqual((await decide(writeOf('.github/workflows/ci.yml'))).determining, ['grant.write']);
+    assert.equal((await decide(pushOf('refs/heads/main'))).code, 'policy_denied');
   });
 
-  it('a release publishes a version tag after approval, and never pushes a branch', () => {
+  it('a release publishes a version tag after approval, and never pushes a branch', async () => {
     const { decide, authorizer } = decider(grant('release'), ['policies/examples/release.cedar']);
     const tag = pushOf('refs/tags/v1.2.0');
-    const asked = decide(tag);
+    const asked = await decide(tag);
     assert.equal(asked.code, 'approval_required');
-    authorizer.approvals.approve(asked.approval_id as string, 'release-manager', NOW);
-    assert.equal(decide(tag).outcome, 'allow');
-    assert.deepEqual(decide(pushOf('refs/heads/main')).determining, ['grant.refs']);
+    await authorizer.approvals.approve(asked.approval_id as string, 'release-manager', NOW);
+    assert.equal((await decide(tag)).outcome, 'allow');
+    assert.deepEqual((await decide(pushOf('refs/heads/main'))).determining, ['grant.refs']);
     const branchGrant = decider({ ...grant('release'), refs: ['**'] }, ['policies/examples/release.cedar']).decide;
-    assert.deepEqual(branchGrant(pushOf('refs/heads/main')).determining, ['release.tags-only']);
+    assert.deepEqual((await branchGrant(pushOf('refs/heads/main'))).determining, ['release.tags-only']);
   });
 });

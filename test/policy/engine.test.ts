@@ -10,28 +10,28 @@ describe('PolicyEngine', () => {
   const state = stateFile();
   after(() => state.dispose());
 
-  it('issues each task its grant at its first call and keeps it across restarts, whatever the runtime now defaults to', () => {
+  it('issues each task its grant at its first call and keeps it across restarts, whatever the runtime now defaults to', async () => {
     const first = new PolicyEngine({ manifest, stores: state.stores, grant: { tools: ['*'], effects: ['read'], read: ['src/**'] } });
-    const issued = first.grantFor(T1);
+    const issued = await first.grantFor(T1);
     assert.equal(issued.grant.subject.task_id, T1);
-    assert.equal(first.authorize(readOf('src/a.ts'), { task_id: T1, attempt_id: A1, now: NOW }).outcome, 'allow');
+    assert.equal((await first.authorize(readOf('src/a.ts'), { task_id: T1, attempt_id: A1, now: NOW })).outcome, 'allow');
 
     const reopened = state.reopen();
     try {
       const wider = new PolicyEngine({ manifest, stores: reopened.stores, grant: { tools: ['*'], effects: ['read', 'write'], read: ['**'], write: ['**'] } });
-      assert.equal(wider.grantFor(T1).digest, issued.digest);
-      assert.deepEqual(wider.authorize(readOf('docs/x.md'), { task_id: T1, attempt_id: A1, now: NOW }).determining, ['grant.read']);
+      assert.equal((await wider.grantFor(T1)).digest, issued.digest);
+      assert.deepEqual((await wider.authorize(readOf('docs/x.md'), { task_id: T1, attempt_id: A1, now: NOW })).determining, ['grant.read']);
       // a new task gets the new default
-      assert.equal(wider.authorize(readOf('docs/x.md'), { task_id: 'task_new' as TaskId, attempt_id: A1, now: NOW }).outcome, 'allow');
+      assert.equal((await wider.authorize(readOf('docs/x.md'), { task_id: 'task_new' as TaskId, attempt_id: A1, now: NOW })).outcome, 'allow');
 
       // a subtask issued an attenuated grant is held to it; its parent is not
       const sub = 'task_sub' as TaskId;
-      const child = attenuate(wider.grantFor('task_new' as TaskId).grant, { effects: ['read'], read: ['docs/**'] }, { ...issued.grant.subject, task_id: sub });
-      assert.equal(wider.issueGrant(child).grant.parent, wider.grantFor('task_new' as TaskId).digest);
-      assert.equal(wider.authorize(readOf('docs/x.md'), { task_id: sub, attempt_id: A1, now: NOW }).outcome, 'allow');
-      assert.deepEqual(wider.authorize(readOf('src/a.ts'), { task_id: sub, attempt_id: A1, now: NOW }).determining, ['grant.caveats[0].read']);
-      assert.deepEqual(wider.authorize(writeOf('docs/x.md'), { task_id: sub, attempt_id: A1, now: NOW }).determining, ['grant.effects']);
-      assert.equal(wider.authorize(writeOf('docs/x.md'), { task_id: 'task_new' as TaskId, attempt_id: A1, now: NOW }).outcome, 'allow');
+      const child = attenuate((await wider.grantFor('task_new' as TaskId)).grant, { effects: ['read'], read: ['docs/**'] }, { ...issued.grant.subject, task_id: sub });
+      assert.equal((await wider.issueGrant(child)).grant.parent, (await wider.grantFor('task_new' as TaskId)).digest);
+      assert.equal((await wider.authorize(readOf('docs/x.md'), { task_id: sub, attempt_id: A1, now: NOW })).outcome, 'allow');
+      assert.deepEqual((await wider.authorize(readOf('src/a.ts'), { task_id: sub, attempt_id: A1, now: NOW })).determining, ['grant.caveats[0].read']);
+      assert.deepEqual((await wider.authorize(writeOf('docs/x.md'), { task_id: sub, attempt_id: A1, now: NOW })).determining, ['grant.effects']);
+      assert.equal((await wider.authorize(writeOf('docs/x.md'), { task_id: 'task_new' as TaskId, attempt_id: A1, now: NOW })).outcome, 'allow');
     } finally {
       reopened.close();
     }

@@ -11,26 +11,27 @@ describe('repeated denials', () => {
   const state = stateFile();
   after(() => state.dispose());
 
-  it('after N denials of the same normalized action in a task, identical calls get repeated_denial', () => {
+  it('after N denials of the same normalized action in a task, identical calls get repeated_denial', async () => {
     const authorizer = new PolicyAuthorizer({ policy, stores: state.stores, repeatedDenialLimit: 3 });
     const call = { task_id: T1, attempt_id: A1, now: NOW };
-    const codes = Array.from({ length: 5 }, () => authorizer.authorize(readOf('docs/secret-plan.md'), grantFor(), call).code);
+    const codes: (string | null)[] = [];
+    for (let i = 0; i < 5; i++) codes.push((await authorizer.authorize(readOf('docs/secret-plan.md'), grantFor(), call)).code);
     assert.deepEqual(codes, ['policy_denied', 'policy_denied', 'policy_denied', 'repeated_denial', 'repeated_denial']);
-    const d = authorizer.authorize(readOf('docs/secret-plan.md'), grantFor(), call);
+    const d = await authorizer.authorize(readOf('docs/secret-plan.md'), grantFor(), call);
     assert.equal(decisionError(d)?.code, 'repeated_denial');
     assert.equal(d.determining[0], 'policy.repeated_denial');
     // a different action, or the same action in another task, starts its own count
-    assert.equal(authorizer.authorize(readOf('docs/other.md'), grantFor(), call).code, 'policy_denied');
-    assert.equal(authorizer.authorize(readOf('docs/secret-plan.md'), grantFor(T2), { ...call, task_id: T2 }).code, 'policy_denied');
+    assert.equal((await authorizer.authorize(readOf('docs/other.md'), grantFor(), call)).code, 'policy_denied');
+    assert.equal((await authorizer.authorize(readOf('docs/secret-plan.md'), grantFor(T2), { ...call, task_id: T2 })).code, 'policy_denied');
     // allowed actions are unaffected
-    assert.equal(authorizer.authorize(readOf('src/a.ts'), grantFor(), call).outcome, 'allow');
+    assert.equal((await authorizer.authorize(readOf('src/a.ts'), grantFor(), call)).outcome, 'allow');
   });
 
-  it('counts survive a restart', () => {
+  it('counts survive a restart', async () => {
     const reopened = state.reopen();
     try {
       const authorizer = new PolicyAuthorizer({ policy, stores: reopened.stores, repeatedDenialLimit: 3 });
-      assert.equal(authorizer.authorize(readOf('docs/secret-plan.md'), grantFor(), { task_id: T1, attempt_id: A1, now: NOW }).code, 'repeated_denial');
+      assert.equal((await authorizer.authorize(readOf('docs/secret-plan.md'), grantFor(), { task_id: T1, attempt_id: A1, now: NOW })).code, 'repeated_denial');
     } finally {
       reopened.close();
     }

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { envelope, testRuntime } from '../support/fixtures.js';
 
 test('the resource "." (the whole workspace) is granted by ** and by nothing narrower', async () => {
-  const wide = testRuntime();
-  const narrow = testRuntime({ grant: { tools: ['*'], effects: ['read'], read: ['src/**'] } });
+  const wide = await testRuntime();
+  const narrow = await testRuntime({ grant: { tools: ['*'], effects: ['read'], read: ['src/**'] } });
   try {
     for (const { workspace } of [wide, narrow]) writeFileSync(join(workspace, 'n.txt'), 'needle\n');
     const ok = await wide.rt.call(envelope('fs.search', { query: 'needle' }));

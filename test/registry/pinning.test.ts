@@ -10,7 +10,7 @@ test('a pinned task keeps its tool version after the registry moves on', async (
   const d = tempDirs();
   const ledger = join(d.base, 'ledger');
   try {
-    const before = createRuntime({ workspace: d.workspace, stateDir: d.state, tools: [probeTool({ ledger })] });
+    const before = await createRuntime({ workspace: d.workspace, stateDir: d.state, tools: [probeTool({ ledger })] });
     const first = await before.call(envelope('test.effect', { label: 'a' }, { task_id: 'old-task' }));
     assert.equal(first.tool_version, '1.0.0');
     await before.close();
@@ -18,7 +18,7 @@ test('a pinned task keeps its tool version after the registry moves on', async (
     // 1.0.0 is retired but its migration window is open; 1.1.0 is the new default.
     const future = new Date(Date.now() + 86_400_000).toISOString();
     const tools = [probeTool({ ledger, deprecation: { state: 'retired', migration_window_ends: future } }), probeTool({ ledger, version: '1.1.0' })];
-    const after = createRuntime({ workspace: d.workspace, stateDir: d.state, tools });
+    const after = await createRuntime({ workspace: d.workspace, stateDir: d.state, tools });
     try {
       assert.notEqual(after.registry.revision, first.registry_revision);
       const resumed = await after.call(envelope('test.effect', { label: 'b' }, { task_id: 'old-task' }));
@@ -51,7 +51,7 @@ test('the registry revision is the digest of all entries: any change moves it', 
 
 test('an unknown tool is unknown_tool and names the known ones', async () => {
   const d = tempDirs();
-  const rt = createRuntime({ workspace: d.workspace, stateDir: d.state });
+  const rt = await createRuntime({ workspace: d.workspace, stateDir: d.state });
   try {
     const r = await rt.call(envelope('fs.teleport', {}));
     assert.equal(r.error?.code, 'unknown_tool');

@@ -32,7 +32,7 @@ test('leftovers of a SIGKILLed owner are swept at open; a live owner’s are kep
     writeFileSync(join(d.workspace, 'sub', live), 'in progress\n');
     writeFileSync(join(artifacts, 'tmp', partName()), 'in progress');
 
-    const rt = createRuntime({ workspace: d.workspace, stateDir: d.state });
+    const rt = await createRuntime({ workspace: d.workspace, stateDir: d.state });
     try {
       await rt.sweptTemps();
       assert.deepEqual(listAll(d.workspace).filter((p) => p.split('/').some(isToolgateTempName)), [`sub/${live}`]);

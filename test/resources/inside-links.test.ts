@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { envelope, testRuntime } from '../support/fixtures.js';
 
 test('a relative link below the top level that stays inside is followed (no EBADF from a double close)', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     writeFileSync(join(workspace, 'README.md'), 'top readme\n');
     mkdirSync(join(workspace, 'docs/deep'), { recursive: true });

@@ -8,7 +8,7 @@ import { createRuntime, type Runtime } from '../../src/runtime/index.js';
 
 const SECRET = 'OUTSIDE-SECRET-7d1f';
 
-function setup(): { rt: Runtime; base: string; ws: string; done: () => Promise<void> } {
+async function setup(): Promise<{ rt: Runtime; base: string; ws: string; done: () => Promise<void> }> {
   const d = tempDirs();
   const ws = d.workspace; // <base>/ws
   mkdirSync(join(d.base, 'outside'));
@@ -19,7 +19,7 @@ function setup(): { rt: Runtime; base: string; ws: string; done: () => Promise<v
   }
   mkdirSync(join(ws, 'sub'));
   writeFileSync(join(ws, 'sub', 'inside.txt'), 'inside\n');
-  const rt = createRuntime({ workspace: ws, stateDir: d.state });
+  const rt = await createRuntime({ workspace: ws, stateDir: d.state });
   return { rt, base: d.base, ws, done: async () => { await rt.close(); d.cleanup(); } };
 }
 
@@ -30,7 +30,7 @@ async function read(rt: Runtime, path: string): Promise<{ status: string; code: 
 }
 
 test('lexical escapes are path_escape: .., absolute paths, sibling prefixes', async () => {
-  const s = setup();
+  const s = await setup();
   try {
     const cases = [
       '../outside/secret.txt',
@@ -60,7 +60,7 @@ test('lexical escapes are path_escape: .., absolute paths, sibling prefixes', as
 });
 
 test('links that leave the root are refused, directly, through a chain, and as a parent', async () => {
-  const s = setup();
+  const s = await setup();
   try {
     symlinkSync(join(s.base, 'outside'), join(s.ws, 'abs-dir'));
     symlinkSync('../outside/secret.txt', join(s.ws, 'rel-file'));
@@ -78,7 +78,7 @@ test('links that leave the root are refused, directly, through a chain, and as a
 });
 
 test('dangling links: not_found inside the root, path_escape when they point out', async () => {
-  const s = setup();
+  const s = await setup();
   try {
     symlinkSync('missing.txt', join(s.ws, 'dangling'));
     symlinkSync('../../nowhere', join(s.ws, 'dangling-out'));
@@ -90,7 +90,7 @@ test('dangling links: not_found inside the root, path_escape when they point out
 });
 
 test('links inside the root resolve to their canonical target, which is what gets authorized', async () => {
-  const s = setup();
+  const s = await setup();
   try {
     symlinkSync('sub/inside.txt', join(s.ws, 'alias'));
     symlinkSync('sub', join(s.ws, 'subalias'));
@@ -105,7 +105,7 @@ test('links inside the root resolve to their canonical target, which is what get
 });
 
 test('a hard link is the same file: it reads as its workspace path (documented in docs/paths.md)', async () => {
-  const s = setup();
+  const s = await setup();
   try {
     linkSync(join(s.base, 'outside', 'secret.txt'), join(s.ws, 'hard'));
     const r = await read(s.rt, 'hard');
@@ -117,7 +117,7 @@ test('a hard link is the same file: it reads as its workspace path (documented i
 });
 
 test('malformed paths are invalid_resource: empty, NUL, overlong', async () => {
-  const s = setup();
+  const s = await setup();
   try {
     assert.equal((await read(s.rt, 'a\0b')).code, 'invalid_resource');
     assert.equal((await read(s.rt, 'x'.repeat(300))).code, 'invalid_resource');

@@ -55,7 +55,7 @@ describe('secret path patterns', () => {
   });
 
   it('fs.read refuses a file matched by a configured glob with secret_path; an unmatched neighbour reads', async () => {
-    const t = testRuntime({ secretPatterns: CONFIGURED });
+    const t = await testRuntime({ secretPatterns: CONFIGURED });
     try {
       const files = ['config/db.json', 'secrets/deep/token', 'src/creds/a.txt', 'keys.yaml', 'top-only.txt', 'deploy/prod/env', 'config/readme.md'];
       for (const f of files) {

@@ -31,7 +31,7 @@ test(`a directory swapped for a symlink during the call: ${ITERATIONS} reads, 0 
   `], { stdio: ['ignore', 'pipe', 'inherit'] });
   let swaps = '0';
   swapper.stdout.on('data', (b: Buffer) => (swaps = b.toString().trim().split('\n').pop() ?? swaps));
-  const rt = createRuntime({ workspace: d.workspace, stateDir: d.state });
+  const rt = await createRuntime({ workspace: d.workspace, stateDir: d.state });
   const outcomes = new Map<string, number>();
   let escapes = 0;
   try {

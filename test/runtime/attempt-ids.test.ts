@@ -4,11 +4,12 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { createRuntime } from '../../src/runtime/index.js';
+import { sqliteStore } from '../../src/store/index.js';
 import { envelope, tempDirs } from '../support/fixtures.js';
 
 it('an active task keeps its attempt id while 10,500 other tasks call', async () => {
   const d = tempDirs('tg-attempts');
-  const runtime = createRuntime({ workspace: d.workspace, stateDir: d.state, durability: 'normal' });
+  const runtime = await createRuntime({ workspace: d.workspace, stateDir: d.state, store: sqliteStore({ durability: 'normal' }) });
   try {
     const attempts = new Set<string>();
     const active = async (): Promise<void> => {

@@ -48,10 +48,10 @@ function reasonTool(timeoutMs = 30_000): AnyTool {
   }) as unknown as AnyTool;
 }
 
-function setup(concurrency = 1) {
+async function setup(concurrency = 1) {
   const dirs = tempDirs('tg-call');
   const ledger = join(dirs.base, 'ledger');
-  const rt = createRuntime({
+  const rt = await createRuntime({
     workspace: dirs.workspace,
     stateDir: dirs.state,
     concurrency,
@@ -67,15 +67,15 @@ const soon = (ms: number): string => new Date(Date.now() + ms).toISOString();
 /** What the call gave back: no listener left on the client's signal, no budget reserved, the slot free. */
 async function assertGivenBack(rt: Runtime, client: AbortController, task: string, what: string): Promise<void> {
   assert.equal(getEventListeners(client.signal, 'abort').length, 0, `${what}: the scope removed its listener`);
-  assert.equal(rt.policy.budgets.usage(task as TaskId).calls.reserved, 0, `${what}: no budget left reserved`);
-  assert.ok(rt.listUnsettled().every((e) => !e.owner_alive), `${what}: no effect record held by a call that ended`);
+  assert.equal((await rt.policy.budgets.usage(task as TaskId)).calls.reserved, 0, `${what}: no budget left reserved`);
+  assert.ok((await rt.listUnsettled()).every((e) => !e.owner_alive), `${what}: no effect record held by a call that ended`);
   // With concurrency 1 a slot not given back makes this wait until its deadline (expired).
   const next = await rt.call(envelope('test.effect', { label: `after ${what}` }, { task_id: `next-${task}`, deadline: soon(20_000) }));
   assert.equal(next.status, 'succeeded', `${what}: the slot was free (${JSON.stringify(next.error)})`);
 }
 
 test('however a call ends, its slot, budget reservation, scope and effect record are given back', async () => {
-  const p = setup();
+  const p = await setup();
   try {
     const cases: { what: string; task: string; run: (client: AbortController) => Promise<void> }[] = [
       {
@@ -133,7 +133,7 @@ test('however a call ends, its slot, budget reservation, scope and effect record
           client.abort();
           const r = await pending;
           assert.equal(r.status, 'cancelled');
-          assert.equal(p.rt.listUnsettled().filter((e) => e.task_id === 'sent').length, 1, 'the ambiguous record waits for reconcile');
+          assert.equal((await p.rt.listUnsettled()).filter((e) => e.task_id === 'sent').length, 1, 'the ambiguous record waits for reconcile');
         },
       },
       {
@@ -169,7 +169,7 @@ test('however a call ends, its slot, budget reservation, scope and effect record
 });
 
 test('a tool reads why its call was aborted from signal.reason: the kind, and the standard name', async () => {
-  const p = setup(4);
+  const p = await setup(4);
   try {
     const client = new AbortController();
     const byClient = p.rt.call(envelope('test.reason', {}, { task_id: 'r1' }), { signal: client.signal });

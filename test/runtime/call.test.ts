@@ -17,13 +17,13 @@ function recorder(opts: { settleThrows?: boolean } = {}) {
   const running = new RunningCalls();
   const services: CallServices = {
     policy: {
-      settle: () => {
+      settle: async () => {
         log.push('budget settled');
         if (opts.settleThrows) throw new Error('the budget store failed');
       },
-      release: () => void log.push('budget released'),
+      release: async () => void log.push('budget released'),
     },
-    store: { letGo: (_task, key) => void log.push(`let go ${key}`) },
+    store: { letGo: async (_task, key) => void log.push(`let go ${key}`) },
     running: {
       enter: (task, scope) => running.enter(task, scope),
       leave: (task, scope) => {

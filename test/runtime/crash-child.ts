@@ -8,7 +8,7 @@ import { createRuntime } from '../../src/runtime/index.js';
 
 const [workspace, state, envelopeJson, point] = process.argv.slice(2) as [string, string, string, 'commit' | 'torn-rename'];
 const envelope = JSON.parse(envelopeJson) as { arguments: { from?: string; to?: string } };
-const rt = createRuntime({ workspace, stateDir: state, grant: { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**', '.'], write: ['**', '.'] } });
+const rt = await createRuntime({ workspace, stateDir: state, grant: { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**', '.'], write: ['**', '.'] } });
 const die = (): never => {
   process.kill(process.pid, 'SIGKILL');
   throw new Error('unreachable');
@@ -16,11 +16,10 @@ const die = (): never => {
 const store = rt.store as unknown as Record<string, unknown>;
 if (point === 'commit') {
   store['commit'] = die;
-  store['commitBatched'] = die;
 } else {
-  const markSent = (store['markSent'] as (...a: unknown[]) => void).bind(rt.store);
-  store['markSent'] = (...a: unknown[]) => {
-    markSent(...a);
+  const markSent = (store['markSent'] as (...a: unknown[]) => Promise<void>).bind(rt.store);
+  store['markSent'] = async (...a: unknown[]) => {
+    await markSent(...a);
     linkSync(join(workspace, envelope.arguments.from as string), join(workspace, envelope.arguments.to as string));
     die();
   };

@@ -45,7 +45,7 @@ async function crashThenRetry(prepare: (ws: string) => void, call: Record<string
   const died = await crashChild(dirs.workspace, dirs.state, env, point);
   assert.equal(died.signal, 'SIGKILL', `the child was killed at ${point} (${died.out})`);
   afterCrash(dirs.workspace);
-  const rt = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, grant: GRANT });
+  const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, grant: GRANT });
   try {
     const retry: Receipt = await rt.call(env);
     const again: Receipt = await rt.call(env);
@@ -93,7 +93,7 @@ test('fs.write create_or_replace retried after a crash after its effect keeps th
     assert.deepEqual(r.states, ['completed']);
     assert.equal(r.again.replay, true);
     assert.equal(statSync(join(r.dirs.workspace, 'w.txt')).ino, inodeBefore, 'the file the crashed call wrote was not written again');
-    const rt = createRuntime({ workspace: r.dirs.workspace, stateDir: r.dirs.state, grant: GRANT });
+    const rt = await createRuntime({ workspace: r.dirs.workspace, stateDir: r.dirs.state, grant: GRANT });
     try {
       const undo = await rt.call(envelope('fs.undo', { receipt_id: r.retry.receipt_id }, { task_id: 'crash-task' }));
       assert.equal(undo.status, 'succeeded', JSON.stringify(undo.error));

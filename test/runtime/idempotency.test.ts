@@ -11,7 +11,7 @@ test('50 concurrent calls with one idempotency key give exactly one execution', 
   const dirs = tempDirs();
   const ledger = join(dirs.base, 'ledger');
   // Five runtimes on one state file (five owners), ten calls each, all at once.
-  const runtimes = Array.from({ length: 5 }, () => createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })] }));
+  const runtimes = await Promise.all(Array.from({ length: 5 }, () => createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })] })));
   try {
     const env = envelope('test.effect', { label: 'once', after_ms: 200 }, { idempotency_key: 'same' });
     const receipts = await Promise.all(runtimes.flatMap((rt) => Array.from({ length: 10 }, () => rt.call(env))));
@@ -34,7 +34,7 @@ test('50 concurrent calls with one idempotency key give exactly one execution', 
 test('the same key with different arguments is idempotency_conflict and runs nothing', async () => {
   const dirs = tempDirs();
   const ledger = join(dirs.base, 'ledger');
-  const rt = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })] });
+  const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })] });
   try {
     assert.equal((await rt.call(envelope('test.effect', { label: 'a' }, { idempotency_key: 'k' }))).status, 'succeeded');
     const r = await rt.call(envelope('test.effect', { label: 'b' }, { idempotency_key: 'k' }));
@@ -51,7 +51,7 @@ function childRuntime(dirs: { workspace: string; state: string }, ledger: string
   const script = `
     import { createRuntime } from ${JSON.stringify(join(process.cwd(), 'src/runtime/index.ts'))};
     import { probeTool } from ${JSON.stringify(join(process.cwd(), 'test/support/probe-tools.ts'))};
-    const rt = createRuntime({ workspace: ${JSON.stringify(dirs.workspace)}, stateDir: ${JSON.stringify(dirs.state)}, tools: [probeTool({ ledger: ${JSON.stringify(ledger)} })] });
+    const rt = await createRuntime({ workspace: ${JSON.stringify(dirs.workspace)}, stateDir: ${JSON.stringify(dirs.state)}, tools: [probeTool({ ledger: ${JSON.stringify(ledger)} })] });
     const r = await rt.call({ protocol_version: 'tool-call.v1', task_id: 'task-1', tool: 'test.effect', arguments: { label: ${JSON.stringify(label)}, after_ms: ${afterMs} }, ...${JSON.stringify(key)} });
     process.stdout.write('RECEIPT ' + r.receipt_id + '\\n');
     setInterval(() => {}, 1000); // a worker that never returns its answer
@@ -77,9 +77,9 @@ test('a runtime killed with SIGKILL after sent: the retry reconciles the record 
     await waitFor(() => ledgerLines(ledger).includes('crash'), 20_000);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
-    const rt = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })] });
+    const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })] });
     try {
-      assert.deepEqual(rt.listUnsettled().map((e) => [e.effect_key, e.state, e.owner_alive]), [['k:k-crash', 'sent', false]]);
+      assert.deepEqual((await rt.listUnsettled()).map((e) => [e.effect_key, e.state, e.owner_alive]), [['k:k-crash', 'sent', false]]);
       const r = await rt.call(envelope('test.effect', { label: 'crash', after_ms: 60_000 }, { idempotency_key: 'k-crash' }));
       assert.equal(r.status, 'succeeded');
       assert.equal((r.evidence['reconciliation'] as { settled: string }).settled, 'completed');
@@ -87,7 +87,7 @@ test('a runtime killed with SIGKILL after sent: the retry reconciles the record 
       const again = await rt.call(envelope('test.effect', { label: 'crash', after_ms: 60_000 }, { idempotency_key: 'k-crash' }));
       assert.equal(again.replay, true);
       assert.equal(again.receipt_id, r.receipt_id);
-      assert.deepEqual(rt.listUnsettled(), []);
+      assert.deepEqual(await rt.listUnsettled(), []);
     } finally {
       await rt.close();
     }
@@ -108,7 +108,7 @@ test('worker loss after success: the receipt is recovered by logical effect id, 
     child.kill('SIGKILL'); // the worker dies before anyone read its answer
     await new Promise((r) => child.once('exit', r));
     const id = /RECEIPT (\S+)/.exec(out)?.[1];
-    const rt = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })] });
+    const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })] });
     try {
       const r = await rt.call(envelope('test.effect', { label: 'done', after_ms: 0 }, { logical_effect_id: 'effect-42' }));
       assert.equal(r.replay, true);

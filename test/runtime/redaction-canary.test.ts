@@ -95,7 +95,7 @@ interface Rig {
   readonly base: string;
 }
 
-function rig(c: Canaries): Rig {
+async function rig(c: Canaries): Promise<Rig> {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'tg-canary-')));
   const workspace = join(base, 'ws');
   const state = join(base, 'state');
@@ -114,7 +114,7 @@ function rig(c: Canaries): Rig {
   writeFileSync(join(workspace, 'split-token.txt'), c.shellSplit);
   const shell = createShellExec({ graceMs: 300, hostEnv: { TG_CANARY: c.env } });
   const tools = [...builtinTools().filter((t) => t.name !== 'shell.exec'), anyTool(shell)];
-  const rt = createRuntime({ workspace, stateDir: state, tools, grant: GRANT, secrets: [c.runtime] });
+  const rt = await createRuntime({ workspace, stateDir: state, tools, grant: GRANT, secrets: [c.runtime] });
   return { rt, workspace, state, base };
 }
 
@@ -133,7 +133,7 @@ async function readAllPages(rt: Runtime, task: string, path: string, maxBytes: n
 
 test('fresh canaries planted in env, files, pages, output, errors and paths appear nowhere under the state dir', async () => {
   const c = freshCanaries();
-  const r = rig(c);
+  const r = await rig(c);
   try {
     const task = 'canary-task';
     const receipts: Receipt[] = [];
@@ -195,7 +195,7 @@ test('fresh canaries planted in env, files, pages, output, errors and paths appe
 
 test('a secret in the arguments of an effectful call is nowhere under the state dir', async () => {
   const c = freshCanaries();
-  const r = rig(c);
+  const r = await rig(c);
   try {
     const receipt = await r.rt.call(call('canary-args', 'shell.exec', { shell: 'bash', script: `echo "password=${c.argPassword}"; echo "password=${c.argPassword}" >&2` }));
     assert.equal(receipt.status, 'succeeded', JSON.stringify(receipt.error));

@@ -16,7 +16,7 @@ const RECEIPT_LIMIT = 64 * 1024;
 async function withRuntime(fn: (rt: Runtime) => Promise<void>): Promise<void> {
   const base = mkdtempSync(join(tmpdir(), 'tg-echo-'));
   mkdirSync(join(base, 'ws'));
-  const rt = createRuntime({ workspace: join(base, 'ws'), stateDir: join(base, 'state') });
+  const rt = await createRuntime({ workspace: join(base, 'ws'), stateDir: join(base, 'state') });
   try {
     await fn(rt);
   } finally {

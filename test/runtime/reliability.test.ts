@@ -19,15 +19,15 @@ function effectRows(state: string): { state: string; effect_key: string }[] {
   }
 }
 
-function probeRuntime(extra: Parameters<typeof testRuntime>[0] = {}, probe: Partial<Parameters<typeof probeTool>[0]> = {}) {
+async function probeRuntime(extra: Parameters<typeof testRuntime>[0] = {}, probe: Partial<Parameters<typeof probeTool>[0]> = {}) {
   const dirs = tempDirs();
   const ledger = join(dirs.base, 'ledger');
-  const rt = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger, ...probe }), ...builtinTools()], ...extra });
+  const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger, ...probe }), ...builtinTools()], ...extra });
   return { rt, ledger, state: dirs.state, workspace: dirs.workspace, done: async () => { await rt.close(); dirs.cleanup(); } };
 }
 
 test('invalid arguments: invalid_arguments with pointers, and no effect intent recorded', async () => {
-  const p = probeRuntime();
+  const p = await probeRuntime();
   try {
     const r = await p.rt.call(envelope('test.effect', { label: 7, extra: true }, { idempotency_key: 'k1' }));
     assert.equal(r.status, 'failed');
@@ -42,7 +42,7 @@ test('invalid arguments: invalid_arguments with pointers, and no effect intent r
 });
 
 test('policy denial: policy_denied with reasons and policy version, and no execution', async () => {
-  const p = probeRuntime({ grant: { tools: ['fs.*'], effects: ['read'], read: ['**'], write: [] } });
+  const p = await probeRuntime({ grant: { tools: ['fs.*'], effects: ['read'], read: ['**'], write: [] } });
   try {
     const r = await p.rt.call(envelope('test.effect', { label: 'x' }));
     assert.equal(r.status, 'denied');
@@ -58,7 +58,7 @@ test('policy denial: policy_denied with reasons and policy version, and no execu
 });
 
 test('queue deadline exceeded: expired, no effect, nothing beyond released', async () => {
-  const p = probeRuntime({ concurrency: 1 });
+  const p = await probeRuntime({ concurrency: 1 });
   try {
     const slow = p.rt.call(envelope('test.effect', { label: 'slow', after_ms: 400 }));
     await new Promise((r) => setTimeout(r, 30));
@@ -76,7 +76,7 @@ test('queue deadline exceeded: expired, no effect, nothing beyond released', asy
 });
 
 test('timeout before the request was sent: timed_out, released, and a retry within the deadline runs', async () => {
-  const p = probeRuntime({}, { timeout_ms: 100, stallFirstMs: 1_000 });
+  const p = await probeRuntime({}, { timeout_ms: 100, stallFirstMs: 1_000 });
   try {
     const deadline = new Date(Date.now() + 10_000).toISOString();
     const r = await p.rt.call(envelope('test.effect', { label: 'late' }, { idempotency_key: 'k2', deadline }));
@@ -100,7 +100,7 @@ test('timeout before the request was sent: timed_out, released, and a retry with
 });
 
 test('timeout after the request may have been sent: ambiguous, then reconciliation_required, then reconcile settles it', async () => {
-  const p = probeRuntime({}, { timeout_ms: 100 });
+  const p = await probeRuntime({}, { timeout_ms: 100 });
   try {
     const env = envelope('test.effect', { label: 'inflight', after_ms: 1_000 }, { idempotency_key: 'k3' });
     const r = await p.rt.call(env);
@@ -122,7 +122,7 @@ test('timeout after the request may have been sent: ambiguous, then reconciliati
 });
 
 test('partial multi-file change: the receipt enumerates applied and unapplied parts', async () => {
-  const p = probeRuntime();
+  const p = await probeRuntime();
   try {
     const r = await p.rt.call(envelope('test.effect', { label: 'p', partial: true }));
     assert.equal(r.status, 'failed');
@@ -134,7 +134,7 @@ test('partial multi-file change: the receipt enumerates applied and unapplied pa
 });
 
 test('output truncated: success plus truncated and a continuation', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     writeFileSync(join(workspace, 'big.txt'), 'line\n'.repeat(1000));
     const r = await rt.call(envelope('fs.read', { path: 'big.txt', max_lines: 10 }));
@@ -149,7 +149,7 @@ test('output truncated: success plus truncated and a continuation', async () => 
 });
 
 test('cancellation during an effect: the receipt says cancelled and no new work starts', async () => {
-  const p = probeRuntime();
+  const p = await probeRuntime();
   try {
     const controller = new AbortController();
     const pending = p.rt.call(envelope('test.effect', { label: 'c', after_ms: 5_000 }, { idempotency_key: 'k5' }), { signal: controller.signal });
@@ -176,7 +176,7 @@ test('tool version unavailable on resume: a retired version past its window is t
   const dirs = tempDirs();
   const ledger = join(dirs.base, 'ledger');
   try {
-    const v1 = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })] });
+    const v1 = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })] });
     assert.equal((await v1.call(envelope('test.effect', { label: 'a' }))).status, 'succeeded');
     await v1.close();
     // The registry moves on: 1.0.0 retired (window over), 2.0.0 added.
@@ -184,7 +184,7 @@ test('tool version unavailable on resume: a retired version past its window is t
       probeTool({ ledger, deprecation: { state: 'retired', migration_window_ends: '2000-01-01T00:00:00Z' } }),
       probeTool({ ledger, version: '2.0.0' }),
     ];
-    const v2 = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools });
+    const v2 = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools });
     const resumed = await v2.call(envelope('test.effect', { label: 'b' }));
     assert.equal(resumed.status, 'failed');
     assert.equal(resumed.error?.code, 'tool_version_unavailable');
@@ -197,7 +197,7 @@ test('tool version unavailable on resume: a retired version past its window is t
 });
 
 test('arguments that canonical JSON cannot carry (a lone surrogate) are invalid_arguments, not a defect', async () => {
-  const { rt, done } = testRuntime();
+  const { rt, done } = await testRuntime();
   try {
     const r = await rt.call(envelope('fs.read', { path: 'a\uD800b' }));
     assert.equal(r.error?.code, 'invalid_arguments');

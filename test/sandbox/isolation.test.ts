@@ -150,7 +150,7 @@ test('without bubblewrap a run is refused with isolation_unavailable unless proc
     const strict = new Sandbox({ workspace: ws.dir, bwrapPath: null });
     let spawned = false;
     await assert.rejects(
-      strict.run({ argv: ['true'], cwd: ws.dir, env: { ...BASE_ENV }, timeoutMs: 5_000, onSpawn: () => (spawned = true) }),
+      strict.run({ argv: ['true'], cwd: ws.dir, env: { ...BASE_ENV }, timeoutMs: 5_000, onSpawn: () => void (spawned = true) }),
       (e: unknown) => ToolgateError.isInstance(e) && e.code === 'isolation_unavailable',
     );
     assert.equal(spawned, false);

@@ -158,7 +158,7 @@ test('a command that does not exist is spawn_failed, and nothing is spawned', as
   const s = setup();
   try {
     let spawned = false;
-    const r = await s.run(['no-such-command-tg'], { onSpawn: () => (spawned = true) });
+    const r = await s.run(['no-such-command-tg'], { onSpawn: () => void (spawned = true) });
     assert.equal(r.reason, 'spawn_failed');
     assert.equal(r.exit_code, null);
     assert.equal(spawned, false);
@@ -173,7 +173,7 @@ test('a call cancelled before the spawn starts nothing and is not marked sent', 
     let spawned = false;
     const ac = new AbortController();
     ac.abort();
-    const r = await s.run(['sleep', '5'], { signal: ac.signal, onSpawn: () => (spawned = true) });
+    const r = await s.run(['sleep', '5'], { signal: ac.signal, onSpawn: () => void (spawned = true) });
     assert.equal(r.reason, 'cancelled');
     assert.equal(spawned, false);
   } finally {

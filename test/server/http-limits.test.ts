@@ -49,8 +49,8 @@ describe('serve --http connection bounds, in process', () => {
   const ledger = join(dirs.base, 'ledger');
   let rt: Runtime;
 
-  before(() => {
-    rt = createRuntime({
+  before(async () => {
+    rt = await createRuntime({
       workspace: dirs.workspace,
       stateDir: dirs.state,
       tools: [...builtinTools(), slowTool(ledger)],

@@ -130,9 +130,9 @@ describe('serve --http sessions: one client cannot evict the others', () => {
     const ledger = join(dirs.base, 'ledger');
     let rt: Runtime;
 
-    before(() => {
+    before(async () => {
       writeFileSync(join(dirs.workspace, 'a.txt'), 'hello\n');
-      rt = createRuntime({
+      rt = await createRuntime({
         workspace: dirs.workspace,
         stateDir: dirs.state,
         tools: [...builtinTools(), slowTool(ledger)],

@@ -40,7 +40,7 @@ describe('MCP server over Streamable HTTP, both protocol eras', () => {
     mkdirSync(join(dirs.workspace, 'src'));
     writeFileSync(join(dirs.workspace, 'src/a.txt'), 'alpha\n');
     writeFileSync(join(dirs.workspace, 'private.txt'), 'secret\n');
-    rt = createRuntime({
+    rt = await createRuntime({
       workspace: dirs.workspace,
       stateDir: dirs.state,
       tools: [...builtinTools(), slowTool(ledger)],
@@ -69,7 +69,7 @@ describe('MCP server over Streamable HTTP, both protocol eras', () => {
         const r = await client.callTool({ name: 'fs_read', arguments: { path: 'src/a.txt' } });
         assert.equal((r.structuredContent as { content: string }).content, 'alpha\n');
         const id = String(r._meta?.['toolgate/receipt_id']);
-        assert.equal(rt.getReceipt(id)?.status, 'succeeded');
+        assert.equal((await rt.getReceipt(id))?.status, 'succeeded');
         const denied = await client.callTool({ name: 'fs_read', arguments: { path: 'private.txt' } });
         assert.equal(denied.isError, true);
         assert.equal((denied.structuredContent as { error: { code: string } }).error.code, 'policy_denied');
@@ -94,7 +94,7 @@ describe('MCP server over Streamable HTTP, both protocol eras', () => {
       const client = await connect(serving.url, era);
       const label = `cancel-${era}`;
       try {
-        const cancelledBefore = cancelledSlowCalls(rt);
+        const cancelledBefore = await cancelledSlowCalls(rt);
         const ac = new AbortController();
         const call = client.callTool({ name: 'test_slow', arguments: { label, ms: 20_000 } }, { signal: ac.signal });
         assert.ok(await waitFor(() => ledgerLines(ledger).includes(`start ${label}`), 10_000), 'tool started');
@@ -102,7 +102,7 @@ describe('MCP server over Streamable HTTP, both protocol eras', () => {
         await assert.rejects(call);
         assert.ok(await waitFor(() => ledgerLines(ledger).includes(`abort ${label}`), 5_000), 'tool saw the abort');
         assert.ok(!ledgerLines(ledger).includes(`end ${label}`));
-        assert.ok(await waitFor(() => cancelledSlowCalls(rt) === cancelledBefore + 1, 5_000), 'a cancelled receipt was committed');
+        assert.ok(await waitFor(async () => (await cancelledSlowCalls(rt)) === cancelledBefore + 1, 5_000), 'a cancelled receipt was committed');
       } finally {
         await client.close();
       }
@@ -126,7 +126,7 @@ describe('MCP server over Streamable HTTP, both protocol eras', () => {
   });
 
   it('refuses a foreign Origin, a foreign Host and an oversized body before anything runs', async () => {
-    const before_ = rt.store.listReceipts({}).length;
+    const before_ = (await rt.store.listReceipts({})).length;
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const evil = await fetch(serving.url, { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body: INIT });
     assert.equal(evil.status, 403);
@@ -138,19 +138,19 @@ describe('MCP server over Streamable HTTP, both protocol eras', () => {
     assert.equal(await rawPost(serving.url, { ...headers, host: 'evil.example' }, INIT), 403);
     const huge = await fetch(serving.url, { method: 'POST', headers, body: ' '.repeat(5 * 1024 * 1024) });
     assert.equal(huge.status, 413);
-    assert.equal(rt.store.listReceipts({}).length, before_);
+    assert.equal((await rt.store.listReceipts({})).length, before_);
   });
 
   it('closing the server aborts running calls; their receipts say cancelled', async () => {
     const own = await serveMcpHttp(rt, { port: 0 });
     const client = await connect(own.url, 'legacy');
-    const cancelledBefore = cancelledSlowCalls(rt);
+    const cancelledBefore = await cancelledSlowCalls(rt);
     const call = client.callTool({ name: 'test_slow', arguments: { label: 'shutdown', ms: 20_000 } });
     call.catch(() => {});
     assert.ok(await waitFor(() => ledgerLines(ledger).includes('start shutdown'), 10_000), 'tool started');
     await own.close();
     assert.ok(await waitFor(() => ledgerLines(ledger).includes('abort shutdown'), 5_000), 'tool saw the abort');
-    assert.ok(await waitFor(() => cancelledSlowCalls(rt) === cancelledBefore + 1, 5_000));
+    assert.ok(await waitFor(async () => (await cancelledSlowCalls(rt)) === cancelledBefore + 1, 5_000));
     await client.close().catch(() => {});
   });
 
@@ -180,6 +180,6 @@ function rawPost(url: string, headers: Record<string, string>, body: string): Pr
   });
 }
 
-function cancelledSlowCalls(rt: Runtime): number {
-  return rt.store.listReceipts({}).filter((r) => r.tool === 'test.slow' && r.status === 'cancelled').length;
+async function cancelledSlowCalls(rt: Runtime): Promise<number> {
+  return (await rt.store.listReceipts({})).filter((r) => r.tool === 'test.slow' && r.status === 'cancelled').length;
 }

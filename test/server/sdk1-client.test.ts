@@ -29,7 +29,7 @@ describe('SDK 1.32 clients', () => {
     mkdirSync(join(dirs.workspace, 'src'));
     writeFileSync(join(dirs.workspace, 'src/a.txt'), 'alpha\n');
     writeFileSync(join(dirs.workspace, 'private.txt'), 'secret\n');
-    rt = createRuntime({ workspace: dirs.workspace, stateDir: join(dirs.base, 'state-http'), tools: [...builtinTools(), slowTool(ledger)], grant: GRANT });
+    rt = await createRuntime({ workspace: dirs.workspace, stateDir: join(dirs.base, 'state-http'), tools: [...builtinTools(), slowTool(ledger)], grant: GRANT });
     serving = await serveMcpHttp(rt, { port: 0 });
   });
 

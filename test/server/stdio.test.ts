@@ -166,9 +166,9 @@ describe('MCP server over stdio, with a real SDK client in a child process', () 
     const pid = legacy.transport.pid ?? assert.fail('no child pid');
     await legacy.client.close();
     assert.ok(await waitFor(() => !alive(pid), 10_000), 'server process exited');
-    const rt = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [...builtinTools(), slowTool(ledger)] });
+    const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [...builtinTools(), slowTool(ledger)] });
     try {
-      const receipts = rt.store.listReceipts({ task: TASK as never });
+      const receipts = await rt.store.listReceipts({ task: TASK as never });
       const statuses = receipts.map((r) => `${r.tool} ${r.status}`).sort();
       assert.deepEqual(statuses, [
         'fs.nosuch failed',
@@ -178,8 +178,8 @@ describe('MCP server over stdio, with a real SDK client in a child process', () 
         'test.slow cancelled',
         'test.slow succeeded',
       ]);
-      assert.equal(rt.store.verifyChain(TASK as never).ok, true);
-      const gone = rt.store.listReceipts({ task: 'mcp-gone-task' as never });
+      assert.equal((await rt.store.verifyChain(TASK as never)).ok, true);
+      const gone = await rt.store.listReceipts({ task: 'mcp-gone-task' as never });
       assert.deepEqual(gone.map((r) => `${r.tool} ${r.status}`), ['test.slow cancelled']);
     } finally {
       await rt.close();

@@ -99,7 +99,7 @@ test('a torn (0-byte) continuation.key left by an older version does not kill th
   try {
     mkdirSync(d.state, { recursive: true });
     writeFileSync(join(d.state, 'continuation.key'), '');
-    const rt = createRuntime({ workspace: d.workspace, stateDir: d.state });
+    const rt = await createRuntime({ workspace: d.workspace, stateDir: d.state });
     try {
       writeFileSync(join(d.workspace, 'a.txt'), 'x\n');
       assert.equal((await rt.call(envelope('fs.read', { path: 'a.txt' }))).status, 'succeeded');

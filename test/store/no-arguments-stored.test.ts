@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { envelope, filesUnder, tempDirs } from '../support/fixtures.js';
 import { createRuntime, type TaskGrant } from '../../src/runtime/index.js';
-import { CORE_MIGRATIONS, SqliteStore, migrate } from '../../src/store/index.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
+import { CORE_MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.js';
 
 const GRANT: TaskGrant = { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**', '.'], write: ['**', '.'] };
 const canary = (where: string): string => `CANARY${where}${randomBytes(12).toString('hex')}`;
@@ -39,7 +40,7 @@ test('no argument value of any effectful tool reaches the DB, the WAL or the art
   };
   // Values the receipts themselves may echo (a diff shows its new lines) are declared secrets,
   // so that the receipt redacts them; the effect record must not keep them either way.
-  const rt = createRuntime({ workspace: d.workspace, stateDir: d.state, grant: GRANT, secrets: [c.patchNew, c.diffText, c.injected] });
+  const rt = await createRuntime({ workspace: d.workspace, stateDir: d.state, grant: GRANT, secrets: [c.patchNew, c.diffText, c.injected] });
   try {
     writeFileSync(join(d.workspace, 'p.txt'), 'one\ntwo\n');
     writeFileSync(join(d.workspace, 'q.txt'), 'alpha\n');
@@ -57,7 +58,7 @@ test('no argument value of any effectful tool reaches the DB, the WAL or the art
       const r = await rt.call(env);
       assert.equal(r.status, 'succeeded', `${String(env['tool'])}: ${JSON.stringify(r.error)}`);
     }
-    const rows = rt.store.listEffects({});
+    const rows = await rt.store.listEffects({});
     assert.equal(rows.length, calls.length, 'every effectful call has its effect record');
     assert.ok(rows.every((r) => /^sha256:/.test(r.args_digest)), 'the record keeps the argument digest');
   } finally {
@@ -74,7 +75,7 @@ test('no argument value of any effectful tool reaches the DB, the WAL or the art
 test('the WAL of a running runtime holds no argument values either', async () => {
   const d = tempDirs();
   const secret = canary('walcontent');
-  const rt = createRuntime({ workspace: d.workspace, stateDir: d.state, grant: GRANT });
+  const rt = await createRuntime({ workspace: d.workspace, stateDir: d.state, grant: GRANT });
   try {
     assert.equal((await rt.call(envelope('fs.write', { path: 'w.txt', content: secret }, { idempotency_key: 'w' }))).status, 'succeeded');
     assert.ok(existsSync(join(d.state, 'toolgate.db-wal')));
@@ -85,7 +86,7 @@ test('the WAL of a running runtime holds no argument values either', async () =>
   }
 });
 
-test('migrating a database of the old schema wipes the stored arguments from the file and the WAL', () => {
+test('migrating a database of the old schema wipes the stored arguments from the file and the WAL', async () => {
   const d = tempDirs();
   const secret = canary('migrated');
   try {
@@ -104,11 +105,12 @@ test('migrating a database of the old schema wipes the stored arguments from the
     assert.ok(readFileSync(path).includes(secret), 'the old schema kept it');
     const store = new SqliteStore({ dir: d.state });
     try {
-      assert.equal(store.listEffects({}).length, 1, 'the record itself survives');
-      assert.equal(store.listEffects({})[0]?.intent, null);
+      const records = await store.listEffects({});
+      assert.equal(records.length, 1, 'the record itself survives');
+      assert.equal(records[0]?.intent, null);
       assert.deepEqual(whereFound(d.state, [secret]), []);
     } finally {
-      store.close();
+      await store.close();
     }
     assert.deepEqual(whereFound(d.state, [secret]), []);
   } finally {

@@ -4,10 +4,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { envelope, testRuntime } from '../support/fixtures.js';
-import { CORE_MIGRATIONS, SqliteStore } from '../../src/store/index.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 
 test('a receipt cannot be updated or deleted: the database refuses', async () => {
-  const { rt, workspace, state, done } = testRuntime();
+  const { rt, workspace, state, done } = await testRuntime();
   try {
     writeFileSync(join(workspace, 'a.txt'), 'a\n');
     const r = await rt.call(envelope('fs.read', { path: 'a.txt' }));
@@ -18,19 +19,19 @@ test('a receipt cannot be updated or deleted: the database refuses', async () =>
     } finally {
       db.close();
     }
-    assert.equal(rt.getReceipt(r.receipt_id)?.status, 'succeeded');
+    assert.equal((await rt.getReceipt(r.receipt_id))?.status, 'succeeded');
   } finally {
     await done();
   }
 });
 
 test('audit verify finds a receipt altered behind the triggers\' back and names it', async () => {
-  const { rt, workspace, state, done } = testRuntime();
+  const { rt, workspace, state, done } = await testRuntime();
   try {
     writeFileSync(join(workspace, 'a.txt'), 'a\n');
     const receipts = [];
     for (let i = 0; i < 5; i++) receipts.push(await rt.call(envelope('fs.read', { path: 'a.txt' })));
-    assert.equal(rt.store.verifyChain().ok, true);
+    assert.equal((await rt.store.verifyChain()).ok, true);
     for (let i = 1; i < 5; i++) assert.equal(receipts[i]?.prev_receipt_digest, receipts[i - 1]?.digest, 'each receipt links the previous one');
 
     const db = new Database(join(state, 'toolgate.db'));
@@ -43,7 +44,7 @@ test('audit verify finds a receipt altered behind the triggers\' back and names 
     } finally {
       db.close();
     }
-    const report = rt.store.verifyChain();
+    const report = await rt.store.verifyChain();
     assert.equal(report.ok, false);
     assert.equal(report.broken.length, 1);
     assert.equal(report.broken[0]?.receipt_id, receipts[2]?.receipt_id);
@@ -54,7 +55,7 @@ test('audit verify finds a receipt altered behind the triggers\' back and names 
 });
 
 test('audit verify finds a receipt removed from the middle of a chain', async () => {
-  const { rt, workspace, state, done } = testRuntime();
+  const { rt, workspace, state, done } = await testRuntime();
   try {
     writeFileSync(join(workspace, 'a.txt'), 'a\n');
     const receipts = [];
@@ -66,7 +67,7 @@ test('audit verify finds a receipt removed from the middle of a chain', async ()
     } finally {
       db.close();
     }
-    const report = rt.store.verifyChain();
+    const report = await rt.store.verifyChain();
     assert.equal(report.ok, false);
     assert.equal(report.broken[0]?.receipt_id, receipts[2]?.receipt_id);
     assert.match(report.broken[0]?.reason ?? '', /link/);
@@ -75,14 +76,14 @@ test('audit verify finds a receipt removed from the middle of a chain', async ()
   }
 });
 
-test('migrations are versioned and re-opening a store applies nothing twice', () => {
-  const { state, done } = testRuntime();
+test('migrations are versioned and re-opening a store applies nothing twice', async () => {
+  const { state, done } = await testRuntime();
   const a = new SqliteStore({ dir: state + '-x' });
-  a.close();
+  await a.close();
   const b = new SqliteStore({ dir: state + '-x' });
   const v = b.db.prepare(`SELECT version FROM schema_migrations WHERE name = 'core'`).get() as { version: number };
   assert.equal(v.version, CORE_MIGRATIONS.steps.length);
   assert.equal(b.db.pragma('journal_mode', { simple: true }), 'wal');
-  b.close();
+  await b.close();
   return done();
 });

@@ -55,7 +55,7 @@ test('a full state dir: store_unavailable, typed, and no effect happens without 
   const state = join(d.base, 'state');
   assert.ok(mountTmpfs(state, '1m'));
   try {
-    const rt = createRuntime({ workspace: d.workspace, stateDir: state });
+    const rt = await createRuntime({ workspace: d.workspace, stateDir: state });
     try {
       const filler = fill(state);
       const outcomes = [];
@@ -67,7 +67,7 @@ test('a full state dir: store_unavailable, typed, and no effect happens without 
       unlinkSync(filler);
       const ok = await rt.call(envelope('fs.write', { path: 'after.txt', content: 'ok' }));
       assert.equal(ok.status, 'succeeded', JSON.stringify(ok.error));
-      assert.deepEqual(rt.listUnsettled(), []);
+      assert.deepEqual(await rt.listUnsettled(), []);
     } finally {
       await rt.close();
     }
@@ -82,11 +82,11 @@ test('a state dir that fills up after the effect, before the receipt: store_unav
   const state = join(d.base, 'state');
   assert.ok(mountTmpfs(state, '8m'));
   try {
-    const rt = createRuntime({ workspace: d.workspace, stateDir: state });
+    const rt = await createRuntime({ workspace: d.workspace, stateDir: state });
     let filler: string | null = null;
     try {
       // The disk fills at the first store write after the file was renamed into place.
-      const store = rt.store as unknown as { advanceRevision: () => number };
+      const store = rt.store as unknown as { advanceRevision: () => Promise<number> };
       const advance = store.advanceRevision.bind(rt.store);
       store.advanceRevision = () => {
         filler = fill(state);
@@ -99,12 +99,12 @@ test('a state dir that fills up after the effect, before the receipt: store_unav
       store.advanceRevision = advance;
       unlinkSync(filler as unknown as string);
       filler = null;
-      assert.deepEqual(rt.listUnsettled().map((e) => [e.effect_key, e.state, e.owner_alive]), [['k:late-1', 'sent', false]], 'reconcile finds it');
+      assert.deepEqual((await rt.listUnsettled()).map((e) => [e.effect_key, e.state, e.owner_alive]), [['k:late-1', 'sent', false]], 'reconcile finds it');
       const retry = await rt.call(env);
       assert.equal(retry.status, 'succeeded', JSON.stringify(retry.error));
       assert.equal((retry.evidence['reconciliation'] as { settled: string }).settled, 'completed');
-      assert.deepEqual(rt.listUnsettled(), []);
-      assert.equal(rt.store.verifyChain().ok, true);
+      assert.deepEqual(await rt.listUnsettled(), []);
+      assert.equal((await rt.store.verifyChain()).ok, true);
     } finally {
       if (filler !== null) unlinkSync(filler);
       await rt.close();
@@ -120,13 +120,13 @@ test('a read-only state dir: opening the runtime is store_unavailable (typed), n
   const state = join(d.base, 'state');
   assert.ok(mountTmpfs(state, '8m'));
   try {
-    const first = createRuntime({ workspace: d.workspace, stateDir: state });
+    const first = await createRuntime({ workspace: d.workspace, stateDir: state });
     assert.equal((await first.call(envelope('fs.write', { path: 'a.txt', content: 'a' }))).status, 'succeeded');
     await first.close();
     execFileSync('mount', ['-o', 'remount,ro', state]);
     let code = 'opened';
     try {
-      await createRuntime({ workspace: d.workspace, stateDir: state }).close();
+      await (await createRuntime({ workspace: d.workspace, stateDir: state })).close();
     } catch (e) {
       code = ToolgateError.isInstance(e) ? e.code : `raw ${(e as Error).name}`;
     }

@@ -18,9 +18,9 @@ export function envelope(tool: string, args: Record<string, unknown>, extra: Rec
 }
 
 /** A runtime over fresh dirs; `done()` closes it and removes the dirs. */
-export function testRuntime(opts: Partial<RuntimeOptions> = {}): { rt: Runtime; workspace: string; state: string; done: () => Promise<void> } {
+export async function testRuntime(opts: Partial<RuntimeOptions> = {}): Promise<{ rt: Runtime; workspace: string; state: string; done: () => Promise<void> }> {
   const dirs = tempDirs();
-  const rt = createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, ...opts });
+  const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, ...opts });
   return {
     rt,
     workspace: dirs.workspace,

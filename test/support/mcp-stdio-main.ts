@@ -15,7 +15,7 @@ interface Config {
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as Config;
-const rt = createRuntime({
+const rt = await createRuntime({
   workspace: config.workspace,
   stateDir: config.state,
   tools: [...builtinTools(), slowTool(config.ledger)],

@@ -75,7 +75,7 @@ export function probeTool(o: ProbeOptions): AnyTool {
       const signal = ctx.args.stubborn ? null : ctx.signal;
       if (runs++ === 0 && o.stallFirstMs) await sleep(o.stallFirstMs, signal);
       await sleep(ctx.args.before_ms, signal);
-      ctx.markSent({ label: ctx.args.label });
+      await ctx.markSent({ label: ctx.args.label });
       appendFileSync(o.ledger, ctx.args.label + '\n');
       await sleep(ctx.args.after_ms, signal);
       const executions = ledgerLines(o.ledger).filter((l) => l === ctx.args.label).length;

@@ -9,10 +9,10 @@ export function alive(pid: number): boolean {
 }
 
 /** Polls `cond` every 25 ms until it holds or `ms` pass; answers whether it held. */
-export async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
+export async function waitFor(cond: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    if (cond()) return true;
+    if (await cond()) return true;
     await new Promise((r) => setTimeout(r, 25));
   }
   return cond();

@@ -18,8 +18,8 @@ export interface PreimageStore {
 
 /** The workspace revision, advanced once the workspace changed. */
 export interface MutationRevision {
-  current(): string;
-  advance(): string;
+  current(): Promise<string>;
+  advance(): Promise<string>;
 }
 
 /** The part of a tool's ExecuteContext a commit uses. */
@@ -27,7 +27,7 @@ export interface MutationContext {
   readonly workspace: Workspace;
   readonly artifacts: PreimageStore;
   readonly revision: MutationRevision;
-  markSent(intent?: MutationIntent): void;
+  markSent(intent?: MutationIntent): Promise<void>;
 }
 
 /** The part of a tool's ReconcileContext the file-set reconcile uses. */

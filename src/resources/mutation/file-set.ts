@@ -40,17 +40,17 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
     after: p.after,
   }));
   // Durable before the first byte moves: what reconcile compares the workspace with after a crash.
-  ctx.markSent(fileSetIntentOf(changes));
+  await ctx.markSent(fileSetIntentOf(changes));
   sent.value = true;
   // The preimages become durable while the staged files sync, and before the first rename.
   const tx = await applyAllOrNothing(txChanges, () => {
     const ref = bundle.seal(ctx.artifacts, `preimages:${plans.length === 1 ? plans[0]?.target.path : `${plans.length} files`}`);
     if (ref) artifacts.push(ref);
   });
-  if (tx.ok) return { ok: true, revision: ctx.revision.advance(), changes, artifacts };
+  if (tx.ok) return { ok: true, revision: await ctx.revision.advance(), changes, artifacts };
 
   const touched = tx.applied.length + tx.restored.length > 0;
-  const revision = touched ? ctx.revision.advance() : ctx.revision.current();
+  const revision = touched ? await ctx.revision.advance() : await ctx.revision.current();
   if (tx.applied.length === 0) removeCreatedDirs(ctx, plans);
   const partial: PartialEffect = { applied: tx.applied, unapplied: tx.unapplied, restored: tx.restored };
   const cause = tx.error.toBody();

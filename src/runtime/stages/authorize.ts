@@ -20,7 +20,7 @@ export async function authorizeStage(s: AuthorizeServices, call: Call, action: N
     task_id: call.draft.task_id,
     attempt_id: call.draft.attempt_id,
     now: Date.now(),
-    revision: () => `r${s.store.currentRevision()}`,
+    revision: async () => `r${await s.store.currentRevision()}`,
     ...(s.environment !== undefined ? { environment: s.environment } : {}),
   });
   call.draft.decision = decision;

@@ -5,14 +5,12 @@ import type { Call } from '../call.js';
 import { redactStage } from './redact.js';
 
 export interface CommitServices {
-  readonly store: Pick<ReceiptStore, 'commit' | 'commitBatched'>;
+  readonly store: Pick<ReceiptStore, 'commit'>;
   readonly artifacts: Pick<ArtifactStore, 'put'>;
   /** Results larger than this (JSON bytes) are stored as an artifact. */
   readonly inlineResultBytes: number;
   /** Named in a store failure. */
   readonly stateDir: string;
-  /** Calls inside the pipeline now. */
-  readonly inflight: { readonly count: number };
 }
 
 /**
@@ -39,9 +37,8 @@ export async function commitStage(s: CommitServices, call: Call): Promise<Receip
     const key = call.effectKey;
     const effect = key === null ? undefined : { key, state: executed?.effect ?? 'released' };
     const req = { body: draft, ...(effect ? { effect } : {}) };
-    // Alone, a call commits at once; with other calls in the pipeline, the commits of one turn of
-    // the event loop share a transaction (and its fsync).
-    return s.inflight.count > 1 ? await s.store.commitBatched(req) : await s.store.commit(req);
+    // Whether commits share a transaction (group commit) is the store's business.
+    return await s.store.commit(req);
   } catch (e) {
     throw storeFailure(e, 'commit the receipt', s.stateDir);
   }

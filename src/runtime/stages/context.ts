@@ -34,8 +34,8 @@ export function contextOf(s: ContextServices, call: Call, env: Envelope, valid: 
     artifacts: s.artifacts,
     tokens: new HmacTokenCodec(s.tokenKey, env.task_id),
     revision: {
-      current: () => `r${s.store.currentRevision()}`,
-      advance: () => `r${s.store.advanceRevision()}`,
+      current: async () => `r${await s.store.currentRevision()}`,
+      advance: async () => `r${await s.store.advanceRevision()}`,
     },
     receipts: s.receipts,
     hidden_paths: [s.stateDir],

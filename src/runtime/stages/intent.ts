@@ -9,13 +9,13 @@ import type { Call } from '../call.js';
  * durably before the effect. A later markSent with a fuller intent (a step of the same
  * effect) records it too.
  */
-export function intentStage(store: Pick<EffectStore, 'markSent'>, call: Call): (intent?: EffectIntent) => void {
-  return (intent) => {
+export function intentStage(store: Pick<EffectStore, 'markSent'>, call: Call): (intent?: EffectIntent) => Promise<void> {
+  return async (intent) => {
     if (call.sent && intent === undefined) return;
     const key = call.effectKey;
     if (key !== null) {
       const recorded = intent === undefined ? null : (redact(intent, { fields: [], patterns: true, secrets: call.secrets }).value as EffectIntent);
-      store.markSent(call.draft.task_id, key, recorded);
+      await store.markSent(call.draft.task_id, key, recorded);
     }
     call.markedSent();
   };

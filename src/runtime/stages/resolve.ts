@@ -20,17 +20,17 @@ export class Resolver {
     this.#tasks = tasks;
   }
 
-  pinned(task: TaskId): Manifest {
+  async pinned(task: TaskId): Promise<Manifest> {
     let m = this.#pins.get(task);
     if (!m) {
-      m = this.#tasks.pinTask(task, this.#registry.manifest);
+      m = await this.#tasks.pinTask(task, this.#registry.manifest);
       this.#pins.set(task, m);
     }
     return m;
   }
 
-  resolve(env: Envelope, now: number): Resolved & { revision: Manifest['revision'] } {
-    const manifest = this.pinned(env.task_id);
+  async resolve(env: Envelope, now: number): Promise<Resolved & { revision: Manifest['revision'] }> {
+    const manifest = await this.pinned(env.task_id);
     return { ...this.#registry.resolve(env.tool, env.tool_version, manifest, now), revision: manifest.revision };
   }
 }

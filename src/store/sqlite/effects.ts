@@ -1,7 +1,7 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
-import { hostname } from 'node:os';
 import type { AttemptId, Digest, Receipt, ReceiptId, TaskId } from '../../protocol/index.js';
 import type { EffectIntent } from '../../registry/index.js';
+import type { EffectOwner } from '../liveness.js';
 import type { ClaimRequest, ClaimResult, EffectRecord, EffectState, TakeOver, UnsettledEffect } from '../types.js';
 
 interface Row {
@@ -24,9 +24,6 @@ interface Row {
   updated_at: string;
 }
 
-/** After its deadline plus this, a record still in flight on another host is taken as abandoned. */
-export const ABANDON_GRACE_MS = 5_000;
-
 function recordOf(r: Row): EffectRecord {
   return {
     ...r,
@@ -38,17 +35,6 @@ function recordOf(r: Row): EffectRecord {
   };
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-const liveKey = (task: string, key: string): string => `${task}\u0000${key}`;
-
 /**
  * The idempotency state machine (DESIGN §3), one row per logical effect. Claims run in an
  * IMMEDIATE transaction, so concurrent duplicates from any number of runtimes see one winner.
@@ -56,10 +42,8 @@ const liveKey = (task: string, key: string): string => `${task}\u0000${key}`;
  */
 export class EffectTable {
   readonly #db: Database;
-  readonly #owner: string;
-  readonly #host = hostname();
-  /** Records this runtime holds for a call still running: its own others are orphans. */
-  readonly #live = new Set<string>();
+  /** This store instance as the owner of records, and the rule that says an owner is gone. */
+  readonly #owner: EffectOwner;
   readonly #get: Statement<[string, string], Row>;
   readonly #insert: Statement<unknown[]>;
   readonly #reclaim: Statement<unknown[]>;
@@ -70,7 +54,7 @@ export class EffectTable {
   readonly #claim: Transaction<(req: ClaimRequest, write: boolean) => ClaimResult>;
   readonly #takeOver: Transaction<(task: TaskId, key: string) => TakeOver>;
 
-  constructor(db: Database, owner: string) {
+  constructor(db: Database, owner: EffectOwner) {
     this.#db = db;
     this.#owner = owner;
     this.#get = db.prepare(`SELECT * FROM effects WHERE task_id = ? AND effect_key = ?`);
@@ -98,24 +82,24 @@ export class EffectTable {
 
   claim(req: ClaimRequest): ClaimResult {
     const r = this.#claim.immediate(req, true);
-    if (r.kind === 'new' || r.kind === 'reconcile') this.#live.add(liveKey(req.task_id, req.effect_key));
+    if (r.kind === 'new' || r.kind === 'reconcile') this.#owner.hold(req.task_id, req.effect_key);
     return r;
   }
 
   inspect(req: ClaimRequest): ClaimResult {
     const r = this.#claim.immediate(req, false);
-    if (r.kind === 'reconcile') this.#live.add(liveKey(req.task_id, req.effect_key));
+    if (r.kind === 'reconcile') this.#owner.hold(req.task_id, req.effect_key);
     return r;
   }
 
   takeOver(task: TaskId, key: string): TakeOver {
     const r = this.#takeOver.immediate(task, key);
-    if (r.kind === 'taken') this.#live.add(liveKey(task, key));
+    if (r.kind === 'taken') this.#owner.hold(task, key);
     return r;
   }
 
   letGo(task: TaskId, key: string): void {
-    this.#live.delete(liveKey(task, key));
+    this.#owner.letGo(task, key);
   }
 
   markSent(task: TaskId, key: string, intent: EffectIntent | null): void {
@@ -151,14 +135,13 @@ export class EffectTable {
 
   /** Whether the runtime that holds an in-flight record is gone (or, for this one, no longer runs its call). */
   #abandoned(row: Row, now: number): boolean {
-    if (row.owner === this.#owner) return !this.#live.has(liveKey(row.task_id, row.effect_key));
-    if (row.owner_host === this.#host) return !pidAlive(row.owner_pid);
-    return now > row.deadline + ABANDON_GRACE_MS;
+    return this.#owner.abandoned(row, now);
   }
 
   #adoptRow(row: Row, nowIso: string): EffectRecord {
-    this.#adopt.run(this.#owner, process.pid, this.#host, nowIso, row.task_id, row.effect_key);
-    return { ...recordOf(row), owner: this.#owner, owner_pid: process.pid, owner_host: this.#host, updated_at: nowIso };
+    const o = this.#owner;
+    this.#adopt.run(o.id, o.pid, o.host, nowIso, row.task_id, row.effect_key);
+    return { ...recordOf(row), owner: o.id, owner_pid: o.pid, owner_host: o.host, updated_at: nowIso };
   }
 
   #seize(task: TaskId, key: string): TakeOver {
@@ -196,9 +179,9 @@ export class EffectTable {
         req.tool,
         req.tool_version,
         req.attempt_id,
-        this.#owner,
-        process.pid,
-        this.#host,
+        this.#owner.id,
+        this.#owner.pid,
+        this.#owner.host,
         req.deadline,
         nowIso,
         nowIso,
@@ -208,7 +191,7 @@ export class EffectTable {
     if (row.args_digest !== req.args_digest || row.tool !== req.tool) return { kind: 'conflict', record: recordOf(row) };
     const reclaim = (): ClaimResult => {
       if (!write) return { kind: 'free' };
-      this.#reclaim.run(req.attempt_id, this.#owner, process.pid, this.#host, nowIso, req.task_id, req.effect_key);
+      this.#reclaim.run(req.attempt_id, this.#owner.id, this.#owner.pid, this.#owner.host, nowIso, req.task_id, req.effect_key);
       return { kind: 'new' };
     };
     switch (row.state) {

@@ -62,17 +62,21 @@ export class SqliteApprovalStore implements ApprovalStore {
     );
   }
 
-  findApproval(b: ApprovalBinding): ApprovalRecord | undefined {
+  async findApproval(b: ApprovalBinding): Promise<ApprovalRecord | undefined> {
     const r = this.#find.get(b.task_id, b.action_digest, b.policy_version, b.grant_digest);
     return r && approvalOf(r);
   }
 
-  getApproval(id: string): ApprovalRecord | undefined {
+  #read(id: string): ApprovalRecord | undefined {
     const r = this.#get.get(id);
     return r && approvalOf(r);
   }
 
-  createApproval(a: ApprovalRecord): void {
+  async getApproval(id: string): Promise<ApprovalRecord | undefined> {
+    return this.#read(id);
+  }
+
+  async createApproval(a: ApprovalRecord): Promise<void> {
     this.#insert.run({
       id: a.id,
       task_id: a.task_id,
@@ -90,12 +94,12 @@ export class SqliteApprovalStore implements ApprovalStore {
     });
   }
 
-  decideApproval(id: string, d: { status: 'approved' | 'denied'; by: string; at: number; expires_at: number }): ApprovalRecord | undefined {
+  async decideApproval(id: string, d: { status: 'approved' | 'denied'; by: string; at: number; expires_at: number }): Promise<ApprovalRecord | undefined> {
     const changed = this.#decide.run(d.status, d.at, d.by, d.expires_at, id, d.at).changes;
-    return changed === 1 ? this.getApproval(id) : undefined;
+    return changed === 1 ? this.#read(id) : undefined;
   }
 
-  listApprovals(filter: { status?: ApprovalStatus; task?: TaskId }): ApprovalRecord[] {
+  async listApprovals(filter: { status?: ApprovalStatus; task?: TaskId }): Promise<ApprovalRecord[]> {
     const where: string[] = [];
     const params: string[] = [];
     if (filter.status !== undefined) {

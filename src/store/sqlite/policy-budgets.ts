@@ -85,20 +85,20 @@ export class SqliteBudgetStore implements BudgetStore {
     return { ok: true };
   }
 
-  reserve(req: Parameters<BudgetStore['reserve']>[0]): ReserveResult {
+  async reserve(req: Parameters<BudgetStore['reserve']>[0]): Promise<ReserveResult> {
     // IMMEDIATE: two runtimes on one file cannot both pass the same last unit of a budget.
     return this.#reserve.immediate(req);
   }
 
-  settle(id: string, actual: Usage): void {
+  async settle(id: string, actual: Usage): Promise<void> {
     this.#finish.immediate(id, actual);
   }
 
-  release(id: string): void {
+  async release(id: string): Promise<void> {
     this.#finish.immediate(id, null);
   }
 
-  usage(task: TaskId): Readonly<Record<BudgetDimension, BudgetUsageRow>> {
+  async usage(task: TaskId): Promise<Readonly<Record<BudgetDimension, BudgetUsageRow>>> {
     const rows = this.#rows(task);
     return Object.fromEntries(BUDGET_DIMENSIONS.map((d) => [d, rows.get(d) ?? { used: 0, reserved: 0 }])) as Record<BudgetDimension, BudgetUsageRow>;
   }

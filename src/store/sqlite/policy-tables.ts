@@ -81,11 +81,11 @@ class SqliteDenialStore implements DenialStore {
     );
   }
 
-  denialCount(task: TaskId, key: string): number {
+  async denialCount(task: TaskId, key: string): Promise<number> {
     return this.#count.get(task, key)?.count ?? 0;
   }
 
-  recordDenial(task: TaskId, key: string, now: number): number {
+  async recordDenial(task: TaskId, key: string, now: number): Promise<number> {
     return (this.#record.get({ task, key, now }) as { count: number }).count;
   }
 }
@@ -99,19 +99,23 @@ class SqliteGrantStore implements GrantStore {
     this.#get = db.prepare('SELECT grant_json FROM policy_grants WHERE task_id = ?');
     this.#put = db.prepare('INSERT INTO policy_grants (task_id, digest, grant_json, created_at) VALUES (?, ?, ?, ?)');
     this.#putIfAbsent = db.transaction((grant: Grant): Grant => {
-      const existing = this.getGrant(grant.subject.task_id);
+      const existing = this.#read(grant.subject.task_id);
       if (existing) return existing;
       this.#put.run(grant.subject.task_id, grantDigest(grant), JSON.stringify(grant), Date.now());
       return grant;
     });
   }
 
-  getGrant(task: TaskId): Grant | undefined {
+  #read(task: TaskId): Grant | undefined {
     const r = this.#get.get(task);
     return r && (JSON.parse(r.grant_json) as Grant);
   }
 
-  putGrantIfAbsent(grant: Grant): Grant {
+  async getGrant(task: TaskId): Promise<Grant | undefined> {
+    return this.#read(task);
+  }
+
+  async putGrantIfAbsent(grant: Grant): Promise<Grant> {
     return this.#putIfAbsent.immediate(grant);
   }
 }

@@ -1,20 +1,20 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import type { Digest, Receipt, ReceiptId, TaskId } from '../../protocol/index.js';
 import type { Manifest } from '../../registry/index.js';
 import type { EffectIntent } from '../../registry/index.js';
+import type { ApprovalStore, BudgetStore, DenialStore, GrantStore } from '../../policy/index.js';
+import { EffectOwner } from '../liveness.js';
 import type { ChainReport, ClaimRequest, ClaimResult, CommitRequest, EffectRecord, EffectState, Store, TakeOver, TaskRecord, UnsettledEffect } from '../types.js';
 import { EffectTable } from './effects.js';
 import { CORE_MIGRATIONS, migrate, type MigrationSet } from './migrations.js';
+import { POLICY_MIGRATIONS, sqlitePolicyStores } from './policy-tables.js';
 import { ReceiptTable } from './receipts.js';
 import { guarded, storeFailure } from './unavailable.js';
 
-export interface SqliteStoreOptions {
-  /** Folder that holds `toolgate.db`; created when missing. */
-  readonly dir: string;
+export interface SqliteOptions {
   /**
    * `full` (default): WAL with synchronous=FULL — every commit (the intent row, each receipt)
    * is fsync'ed before it returns, so a receipt returned as succeeded survives a power loss or
@@ -24,16 +24,25 @@ export interface SqliteStoreOptions {
    * (and an intent row, so an effect can happen with no record of it).
    */
   readonly durability?: 'normal' | 'full';
-  /** Extra migration sets of other layers (e.g. policy tables). */
+  /** Extra migration sets of other layers (the policy tables are always there). */
   readonly migrations?: readonly MigrationSet[];
+}
+
+export interface SqliteStoreOptions extends SqliteOptions {
+  /** Folder that holds `toolgate.db`; created when missing. */
+  readonly dir: string;
 }
 
 /** The embedded default store: one SQLite file for receipts, effects, tasks and the audit chain. */
 export class SqliteStore implements Store {
   readonly db: Db;
   readonly path: string;
-  /** This runtime instance's id, owner of the effect records it claims. */
-  readonly instance: string;
+  /** This store instance as the owner of the effect records it claims. */
+  readonly owner = new EffectOwner();
+  readonly grants: GrantStore;
+  readonly approvals: ApprovalStore;
+  readonly budgets: BudgetStore;
+  readonly denials: DenialStore;
   readonly #receipts: ReceiptTable;
   readonly #effects: EffectTable;
   readonly #task: Statement<[string], { task_id: string; registry_revision: string | null; created_at: string }>;
@@ -58,7 +67,7 @@ export class SqliteStore implements Store {
         // Deleted and overwritten values are zeroed, not left readable in free pages.
         db.pragma('secure_delete = ON');
         const before = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'schema_migrations'`).get()?.n ?? 0;
-        migrate(db, [CORE_MIGRATIONS, ...(opts.migrations ?? [])]);
+        migrate(db, [CORE_MIGRATIONS, POLICY_MIGRATIONS, ...(opts.migrations ?? []).filter((m) => m.name !== POLICY_MIGRATIONS.name)]);
         // A migration that dropped values must not leave them in the WAL either.
         if (before > 0) db.pragma('wal_checkpoint(TRUNCATE)');
         return db;
@@ -67,9 +76,9 @@ export class SqliteStore implements Store {
         throw e;
       }
     });
-    this.instance = `rt_${randomUUID()}`;
     this.#receipts = new ReceiptTable(this.db);
-    this.#effects = new EffectTable(this.db, this.instance);
+    this.#effects = new EffectTable(this.db, this.owner);
+    ({ grants: this.grants, approvals: this.approvals, budgets: this.budgets, denials: this.denials } = sqlitePolicyStores(this.db));
     this.#task = this.db.prepare(`SELECT task_id, registry_revision, created_at FROM tasks WHERE task_id = ?`);
     this.#manifest = this.db.prepare(`SELECT manifest FROM registry_revisions WHERE revision = ?`);
     this.#revision = this.db.prepare(`SELECT revision FROM workspace_revision WHERE id = 1`);
@@ -93,7 +102,7 @@ export class SqliteStore implements Store {
     this.#advance = this.db.transaction(() => (bump.get() as { revision: number }).revision);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 
@@ -102,64 +111,68 @@ export class SqliteStore implements Store {
   }
 
   // TaskStore
-  pinTask(task: TaskId, manifest: Manifest): Manifest {
+  async pinTask(task: TaskId, manifest: Manifest): Promise<Manifest> {
     return this.#guard('pin the task', () => this.#pin.immediate(task, manifest));
   }
-  getTask(task: TaskId): TaskRecord | undefined {
-    const row = this.#task.get(task);
+  async getTask(task: TaskId): Promise<TaskRecord | undefined> {
+    const row = this.#guard('read the task', () => this.#task.get(task));
     if (!row || !row.registry_revision) return undefined;
     return { task_id: row.task_id as TaskId, registry_revision: row.registry_revision as Digest, created_at: row.created_at };
   }
-  currentRevision(): number {
+  async currentRevision(): Promise<number> {
     return this.#guard('read the revision', () => (this.#revision.get() as { revision: number }).revision);
   }
-  advanceRevision(): number {
+  async advanceRevision(): Promise<number> {
     return this.#guard('advance the revision', () => this.#advance.immediate());
   }
 
   // EffectStore
-  findEffect(task: TaskId, key: string): EffectRecord | undefined {
+  async findEffect(task: TaskId, key: string): Promise<EffectRecord | undefined> {
     return this.#guard('read the effect record', () => this.#effects.find(task, key));
   }
-  inspect(req: ClaimRequest): ClaimResult {
+  async inspect(req: ClaimRequest): Promise<ClaimResult> {
     return this.#guard('examine the effect record', () => this.#effects.inspect(req));
   }
-  claim(req: ClaimRequest): ClaimResult {
+  async claim(req: ClaimRequest): Promise<ClaimResult> {
     return this.#guard('record the intent', () => this.#effects.claim(req));
   }
-  markSent(task: TaskId, key: string, intent: EffectIntent | null): void {
+  async markSent(task: TaskId, key: string, intent: EffectIntent | null): Promise<void> {
     this.#guard('record that the effect is sent', () => this.#effects.markSent(task, key, intent));
   }
-  settle(task: TaskId, key: string, state: 'released' | 'ambiguous' | 'completed'): void {
+  async settle(task: TaskId, key: string, state: 'released' | 'ambiguous' | 'completed'): Promise<void> {
     this.#guard('settle the effect record', () => this.#effects.settle(task, key, state));
   }
-  letGo(task: TaskId, key: string): void {
+  async letGo(task: TaskId, key: string): Promise<void> {
     this.#effects.letGo(task, key);
   }
-  listEffects(filter: { state?: EffectState; task?: TaskId }): EffectRecord[] {
+  async listEffects(filter: { state?: EffectState; task?: TaskId }): Promise<EffectRecord[]> {
     return this.#guard('list effect records', () => this.#effects.list(filter));
   }
-  listUnsettled(): UnsettledEffect[] {
+  async listUnsettled(): Promise<UnsettledEffect[]> {
     return this.#guard('list effect records', () => this.#effects.listUnsettled());
   }
-  takeOver(task: TaskId, key: string): TakeOver {
+  async takeOver(task: TaskId, key: string): Promise<TakeOver> {
     return this.#guard('take over the effect record', () => this.#effects.takeOver(task, key));
   }
 
   // ReceiptStore
-  commit(req: CommitRequest): Receipt {
-    return this.#guard('commit the receipt', () => this.#receipts.commit(req));
+  /** Group commit (ReceiptTable.commit): alone in its turn, at once; else with the turn's others. */
+  commit(req: CommitRequest): Promise<Receipt> {
+    try {
+      const r = this.#receipts.commit(req);
+      if (!(r instanceof Promise)) return Promise.resolve(r);
+      return r.catch((e: unknown) => Promise.reject(storeFailure(e, 'commit the receipt', this.#dir)));
+    } catch (e) {
+      return Promise.reject(storeFailure(e, 'commit the receipt', this.#dir));
+    }
   }
-  commitBatched(req: CommitRequest): Promise<Receipt> {
-    return this.#receipts.commitBatched(req).catch((e: unknown) => Promise.reject(storeFailure(e, 'commit the receipt', this.#dir)));
-  }
-  getReceipt(id: ReceiptId): Receipt | undefined {
+  async getReceipt(id: ReceiptId): Promise<Receipt | undefined> {
     return this.#guard('read the receipt', () => this.#receipts.get(id));
   }
-  listReceipts(filter: { task?: TaskId; limit?: number }): Receipt[] {
-    return this.#receipts.list(filter);
+  async listReceipts(filter: { task?: TaskId; limit?: number }): Promise<Receipt[]> {
+    return this.#guard('list receipts', () => this.#receipts.list(filter));
   }
-  verifyChain(task?: TaskId): ChainReport {
-    return this.#receipts.verify(task);
+  async verifyChain(task?: TaskId): Promise<ChainReport> {
+    return this.#guard('verify the receipt chain', () => this.#receipts.verify(task));
   }
 }

@@ -41,7 +41,7 @@ export async function reconcileFsDelete(ctx: ReconcileContext): Promise<Reconcil
   const now = identityAt(ctx.workspace, i.path);
   if (now && now.dev === i.identity.dev && now.ino === i.identity.ino) return { settled: 'released', evidence: { workspace: ctx.workspace.id, unchanged: [i.path] } };
   const finished = await removeTrash(ctx, i.path, i.trash, i.identity);
-  const revision = ctx.revision.advance();
+  const revision = await ctx.revision.advance();
   return {
     settled: 'completed',
     evidence: { workspace: ctx.workspace.id, revision, changes: [{ op: 'tree', path: i.path, manifest: i.manifest, entries: i.entries }], ...(finished ? { trash_removed: i.trash } : {}) },

@@ -170,7 +170,7 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
 
           // Move the whole tree aside in one rename, check it is what was read, then remove it.
           const trash = tempName('del'); // names its owner, for the sweep after a crash
-          ctx.markSent(treeIntentOf({ path: r.path, trash, identity: { dev: top.dev, ino: top.ino }, manifest: mref.digest, entries: entries.length }));
+          await ctx.markSent(treeIntentOf({ path: r.path, trash, identity: { dev: top.dev, ino: top.ino }, manifest: mref.digest, entries: entries.length }));
           const site = { root: ctx.workspace.root, dir: dir.join('/'), path: r.path, dirfd: opened.fd, parent: opened.identity, name, expected: { kind: 'other' as const, dev: top.dev, ino: top.ino } };
           recheckSite(site);
           renameSync(procPath(opened.fd, name), procPath(opened.fd, trash));
@@ -181,7 +181,7 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
           }
           const removed = removeTree(opened.fd, trash);
           await syncDirectories([opened.fd]);
-          const revision = ctx.revision.advance();
+          const revision = await ctx.revision.advance();
           return {
             status: 'succeeded',
             result: { path: r.path, kind, git: gitState(tracked, kind, files), tracked_entries: tracked, entries_removed: removed, preimage_artifact: mref.digest, revision },

@@ -168,7 +168,7 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
             let o = opened[i] ?? null;
             if (o === null) {
               // A created file whose directories do not exist yet: they are made now.
-              if (!sent.value) ctx.markSent();
+              if (!sent.value) await ctx.markSent();
               sent.value = true;
               o = openWriteTarget(ctx.workspace, (ctx.prepared[i] as PreparedFile).target, { createParents: true, maxBytes: FS_PATCH_MAX_FILE_BYTES });
               opened[i] = o;

@@ -117,7 +117,7 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
           offset = await offsetOfLine(fd, head, size, line, ctx.signal);
         }
 
-        const base = { path: prepared.path, sha256: info.sha256, size, total_lines: info.total_lines, revision: ctx.revision.current() };
+        const base = { path: prepared.path, sha256: info.sha256, size, total_lines: info.total_lines, revision: await ctx.revision.current() };
         if (info.binary) {
           return {
             status: 'succeeded',

@@ -44,8 +44,8 @@ export async function reconcileFsRename(ctx: ReconcileContext): Promise<Reconcil
   const same = (x: { dev: number; ino: number } | null): boolean => x !== null && x.dev === i.identity.dev && x.ino === i.identity.ino;
   const atFrom = same(identityAt(ctx.workspace, i.from));
   const atTo = same(identityAt(ctx.workspace, i.to));
-  const completed = (torn: boolean): ReconcileVerdict => {
-    const revision = ctx.revision.advance();
+  const completed = async (torn: boolean): Promise<ReconcileVerdict> => {
+    const revision = await ctx.revision.advance();
     const change: ChangeRecord = { op: 'rename', from: i.from, to: i.to, kind: i.entry, identity: i.identity, after_sha256: i.after_sha256, overwritten: i.overwritten };
     return { settled: 'completed', evidence: { workspace: ctx.workspace.id, revision, changes: [change], ...(torn ? { torn_rename_finished: true } : {}) } };
   };

@@ -144,7 +144,7 @@ export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, P
           const artifacts: ArtifactRef[] = [];
           const overwritten: FileImage | null = target.current ? storePreimage(ctx.artifacts, to.path, target.current, artifacts) : null;
 
-          ctx.markSent(renameIntentOf({ from: from.path, to: to.path, entry: kind, identity: { dev: fromState.dev, ino: fromState.ino }, after_sha256: afterSha, overwritten }));
+          await ctx.markSent(renameIntentOf({ from: from.path, to: to.path, entry: kind, identity: { dev: fromState.dev, ino: fromState.ino }, after_sha256: afterSha, overwritten }));
           const fromSite = { root: ctx.workspace.root, dir: from.components.slice(0, -1).join('/'), path: from.path, dirfd: fromDir.fd, parent: fromDir.identity, name: fromName, expected: leafStateOf(fromDir.fd, fromName) };
           if (fromSite.expected.kind === 'absent' || fromSite.expected.ino !== fromState.ino) {
             return failedOutcome({ code: 'precondition_failed', message: `${from.path} changed since it was checked`, data: { path: from.path, reason: 'changed_since_check' } });
@@ -178,7 +178,7 @@ export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, P
             }
           }
           await syncDirectories([fromDir.fd, target.dirfd]);
-          const revision = ctx.revision.advance();
+          const revision = await ctx.revision.advance();
           const moved = lstatSync(dst);
           const change: ChangeRecord = { op: 'rename', from: from.path, to: to.path, kind, identity: { dev: moved.dev, ino: moved.ino }, after_sha256: afterSha, overwritten };
           return {

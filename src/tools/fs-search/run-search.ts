@@ -37,7 +37,7 @@ export interface SearchDeps {
 export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared>, deps: SearchDeps, speculate = true): Promise<ToolOutcome<FsSearchResult>> {
   const a = ctx.args;
   const query = queryDigest(a);
-  const revision = ctx.revision.current();
+  const revision = await ctx.revision.current();
   const start: PageStart | null = a.continuation !== undefined ? openToken(ctx.tokens, a.continuation, query, revision) : null;
 
   const pageDeadline = Math.min(Date.now() + a.timeout_ms, ctx.deadline);

@@ -89,7 +89,7 @@ export function createFsWrite(): ToolDefinition<FsWriteArgs, FsWriteResult, Prep
           opened = openWriteTarget(ctx.workspace, prepared.target, { createParents: false, maxBytes: FS_WRITE_MAX_BYTES });
         } catch (e) {
           if (!(ToolgateError.isInstance(e) && e.code === 'not_found' && args.create_parents)) throw e;
-          ctx.markSent(); // directories are about to be made
+          await ctx.markSent(); // directories are about to be made
           sent.value = true;
           opened = openWriteTarget(ctx.workspace, prepared.target, { createParents: true, maxBytes: FS_WRITE_MAX_BYTES });
         }

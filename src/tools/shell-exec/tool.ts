@@ -89,7 +89,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
     max_output_bytes: 256 * 1024,
     cancellation: 'kill',
     idempotency: 'reconcile',
-    normalize(args, ctx) {
+    async normalize(args, ctx) {
       const cwd = ctx.workspace.resolve(args.cwd ?? '.');
       if (!cwd.exists) throw new ToolgateError('not_found', `no such directory: ${cwd.path}`, { path: cwd.path });
       if (cwd.kind !== 'directory') throw new ToolgateError('invalid_resource', `${cwd.path} is not a directory`, { path: cwd.path, kind: cwd.kind });
@@ -104,7 +104,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         }
       }
       // Read-write only when the grant lets the command write anywhere; else read-only.
-      const writable = opts.workspaceWrite !== false && ctx.grants({ kind: 'path', path: '.', access: 'write' });
+      const writable = opts.workspaceWrite !== false && (await ctx.grants({ kind: 'path', path: '.', access: 'write' }));
       const resources: Resource[] = [
         { kind: 'path', path: cwd.path, access: 'execute' },
         { kind: 'path', path: '.', access: writable ? 'write' : 'read' },
@@ -170,7 +170,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         }
       }
       const mayHaveChanged = changed ? changed.paths.length > 0 : writable && spawned;
-      const revision = mayHaveChanged ? ctx.revision.advance() : ctx.revision.current();
+      const revision = mayHaveChanged ? await ctx.revision.advance() : await ctx.revision.current();
       const collected = prepared.collect.length ? collectFiles(prepared.collect, ctx.workspace, ctx.artifacts, built.secrets) : [];
 
       const result: ShellExecResult = {

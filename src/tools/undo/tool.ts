@@ -25,8 +25,8 @@ export interface FsUndoOptions {
 }
 
 /** The mutation evidence of a receipt this workspace can undo, or a typed refusal. */
-export function evidenceToUndo(receipts: ReceiptLookup, id: string, workspaceId: string, undoable: FsUndoOptions['undoable']): MutationEvidence {
-  const receipt = receipts.get(id as ReceiptId);
+export async function evidenceToUndo(receipts: ReceiptLookup, id: string, workspaceId: string, undoable: FsUndoOptions['undoable']): Promise<MutationEvidence> {
+  const receipt = await receipts.get(id as ReceiptId);
   if (!receipt) throw new ToolgateError('not_found', `no receipt ${id}`, { receipt_id: id });
   if (!undoable(receipt.tool)) throw new ToolgateError('invalid_resource', `${receipt.tool} receipts cannot be undone`, { receipt_id: id, tool: receipt.tool });
   if (receipt.status !== 'succeeded') throw new ToolgateError('invalid_resource', `receipt ${id} did not succeed (${receipt.status}); there is nothing to undo`, { receipt_id: id, status: receipt.status });
@@ -38,7 +38,7 @@ export function evidenceToUndo(receipts: ReceiptLookup, id: string, workspaceId:
 
 /** fs.undo: restores the preimages of a mutation's receipt while its post-images are still in place. */
 export function createFsUndo(opts: FsUndoOptions): ToolDefinition<FsUndoArgs, FsUndoResult, null> {
-  const undoableEvidence = (receipts: ReceiptLookup, id: string, workspaceId: string): MutationEvidence => evidenceToUndo(receipts, id, workspaceId, opts.undoable);
+  const undoableEvidence = (receipts: ReceiptLookup, id: string, workspaceId: string): Promise<MutationEvidence> => evidenceToUndo(receipts, id, workspaceId, opts.undoable);
   return defineTool<FsUndoArgs, FsUndoResult, null>({
     name: 'fs.undo',
     module: import.meta.url,
@@ -57,15 +57,15 @@ export function createFsUndo(opts: FsUndoOptions): ToolDefinition<FsUndoArgs, Fs
     idempotency: 'reconcile',
     undoable: true,
     reconcile: reconcileFsUndo,
-    normalize(args, ctx: NormalizeContext) {
+    async normalize(args, ctx: NormalizeContext) {
       // The exact paths the receipt changed are what gets authorized.
-      const ev = undoableEvidence(ctx.receipts, args.receipt_id, ctx.workspace.id);
+      const ev = await undoableEvidence(ctx.receipts, args.receipt_id, ctx.workspace.id);
       const resources: Resource[] = ev.changes.flatMap(pathsOf).map((path) => ({ kind: 'path' as const, path, access: 'write' as const }));
       return { resources, prepared: null };
     },
     execute: (outer) =>
       asOutcome(outer, async (ctx) => {
-        const ev = undoableEvidence(ctx.receipts, ctx.args.receipt_id, ctx.workspace.id);
+        const ev = await undoableEvidence(ctx.receipts, ctx.args.receipt_id, ctx.workspace.id);
         const records = [...ev.changes].reverse();
         const conflicts: Conflict[] = records.flatMap((c) => conflictsOf(ctx.workspace, c));
         if (conflicts.length > 0) {
@@ -91,7 +91,7 @@ export function createFsUndo(opts: FsUndoOptions): ToolDefinition<FsUndoArgs, Fs
             for (const { c, bytes } of wants) {
               let t = openForUndo(ctx.workspace, c.path, false);
               if (!t) {
-                if (!sent.value) ctx.markSent();
+                if (!sent.value) await ctx.markSent();
                 sent.value = true;
                 t = openForUndo(ctx.workspace, c.path, true);
               }
@@ -110,7 +110,7 @@ export function createFsUndo(opts: FsUndoOptions): ToolDefinition<FsUndoArgs, Fs
         }
         for (const c of records) {
           if (c.op === 'rename') {
-            if (!sent.value) ctx.markSent();
+            if (!sent.value) await ctx.markSent();
             sent.value = true;
             await renameBack(ctx.workspace, c);
             changes.push({ op: 'rename', from: c.to, to: c.from, kind: c.kind, identity: c.identity, after_sha256: c.after_sha256, overwritten: null });
@@ -129,13 +129,13 @@ export function createFsUndo(opts: FsUndoOptions): ToolDefinition<FsUndoArgs, Fs
               }
             }
           } else if (c.op === 'tree') {
-            if (!sent.value) ctx.markSent();
+            if (!sent.value) await ctx.markSent();
             sent.value = true;
             await restoreTree(ctx.workspace, ctx.artifacts, c);
             restored.push(c.path);
           }
         }
-        const revision = ctx.revision.advance();
+        const revision = await ctx.revision.advance();
         return {
           status: 'succeeded',
           result: { undone_receipt: ctx.args.receipt_id, restored, revision },

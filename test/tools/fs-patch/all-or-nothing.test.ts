@@ -57,7 +57,7 @@ void test('the fifth directory is replaced after the check: the write refuses an
   try {
     const tool = createFsPatch();
     const args = tool.args.parse(fiveFiles(root));
-    const n = await tool.normalize(args, { workspace: ws, task_id: 't' as TaskId, receipts: { get: () => undefined }, grants: () => true });
+    const n = await tool.normalize(args, { workspace: ws, task_id: 't' as TaskId, receipts: { get: async () => undefined }, grants: async () => true });
     let revision = 0;
     const events: string[] = [];
     const ctx: ExecuteContext<FsPatchArgs, typeof n.prepared> = {
@@ -72,12 +72,12 @@ void test('the fifth directory is replaced after the check: the write refuses an
       workspace: ws,
       artifacts: new ArtifactStore(join(base, 'artifacts')),
       tokens: { sign: () => '', verify: () => ({}) },
-      revision: { current: () => `r${revision}`, advance: () => `r${++revision}` },
-      receipts: { get: () => undefined },
+      revision: { current: async () => `r${revision}`, advance: async () => `r${++revision}` },
+      receipts: { get: async () => undefined },
       progress: () => {},
       hidden_paths: [],
       addSecret: () => {},
-      markSent: () => {
+      markSent: async () => {
         // Someone swaps d5 for a copy right after every check passed.
         events.push('sent');
         renameSync(join(root, 'd5'), join(root, 'd5.orig'));

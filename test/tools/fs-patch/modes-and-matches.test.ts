@@ -100,5 +100,5 @@ void test('an edit with identical old and new text, or a patch that leaves the f
       assert.equal((r.error?.data as { path: string }).path, 'a.txt');
     }
     assert.equal(statSync(join(h.root, 'a.txt')).ino, ino, 'the file was not rewritten');
-    assert.equal(h.rt.store.currentRevision(), 0);
+    assert.equal(await h.rt.store.currentRevision(), 0);
   }));

@@ -26,7 +26,7 @@ void test('an ambiguous edit writes nothing and names every matching line', () =
     assert.equal(r.error?.code, 'ambiguous_match');
     assert.deepEqual((r.error?.data as { lines: number[] }).lines, [2, 4, 6]);
     assert.deepEqual(snapshot(h.root), before);
-    assert.equal(h.rt.store.currentRevision(), 0);
+    assert.equal(await h.rt.store.currentRevision(), 0);
   }));
 
 void test('a missing edit is no_match with the closest candidate lines, and nothing is written', () =>

@@ -31,7 +31,7 @@ function awkwardText(bytes: number): Buffer {
 }
 
 test('a 64 MiB file read in pages reassembles to the exact bytes', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     const data = awkwardText(64 * 1024 * 1024);
     writeFileSync(join(workspace, 'big.txt'), data);
@@ -62,7 +62,7 @@ test('a 64 MiB file read in pages reassembles to the exact bytes', async () => {
 });
 
 test('a line longer than the page is split on a UTF-8 boundary, never inside a character', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     const data = Buffer.from('🙂'.repeat(1000) + '\nend\n');
     writeFileSync(join(workspace, 'wide.txt'), data);
@@ -82,7 +82,7 @@ test('a line longer than the page is split on a UTF-8 boundary, never inside a c
 });
 
 test('start_line and max_lines select lines; total_lines counts the whole file', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     writeFileSync(join(workspace, 'l.txt'), 'one\ntwo\nthree\nfour\nfive');
     const { res } = await page(rt, { path: 'l.txt', start_line: 2, max_lines: 2 });
@@ -103,7 +103,7 @@ test('start_line and max_lines select lines; total_lines counts the whole file',
 });
 
 test('the next page after the file changed is stale_continuation', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     writeFileSync(join(workspace, 'f.txt'), 'a\nb\nc\n');
     const { res } = await page(rt, { path: 'f.txt', max_lines: 1 });
@@ -117,7 +117,7 @@ test('the next page after the file changed is stale_continuation', async () => {
 });
 
 test('a tampered, foreign-task or foreign-path token is invalid_continuation', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     writeFileSync(join(workspace, 'f.txt'), 'a\nb\nc\n');
     writeFileSync(join(workspace, 'g.txt'), 'a\nb\nc\n');
@@ -143,7 +143,7 @@ test('a tampered, foreign-task or foreign-path token is invalid_continuation', a
 });
 
 test('a binary file gives size and sha256 and no content', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     const data = Buffer.concat([Buffer.from('PNG'), Buffer.alloc(10), randomBytes(5000)]);
     writeFileSync(join(workspace, 'b.bin'), data);
@@ -159,7 +159,7 @@ test('a binary file gives size and sha256 and no content', async () => {
 });
 
 test('secret paths are secret_path, directories invalid_resource, missing files not_found', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     writeFileSync(join(workspace, '.env'), 'TOKEN=canary-1234567\n');
     mkdirSync(join(workspace, '.ssh'));
@@ -176,14 +176,14 @@ test('secret paths are secret_path, directories invalid_resource, missing files 
 });
 
 test('secret patterns inside a file are redacted from the receipt, with a note', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     const key = 'AKIA' + 'ABCDEFGHIJKLMNOP';
     writeFileSync(join(workspace, 'conf.txt'), `aws_key = ${key}\n`);
     const { r, res } = await page(rt, { path: 'conf.txt' });
     assert.equal(res.content, 'aws_key = [REDACTED:aws-access-key-id]\n');
     assert.deepEqual(r.redactions, [{ pointer: '/result/content', kind: 'pattern', rule: 'aws-access-key-id', count: 1 }]);
-    assert.ok(!rt.store.listReceipts({}).some((x) => JSON.stringify(x).includes(key)));
+    assert.ok(!(await rt.store.listReceipts({})).some((x) => JSON.stringify(x).includes(key)));
   } finally {
     await done();
   }

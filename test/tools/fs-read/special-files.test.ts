@@ -36,7 +36,7 @@ const CALL_DEADLINE_MS = 15_000;
 const deadline = (): string => new Date(Date.now() + CALL_DEADLINE_MS).toISOString();
 
 void test('the stuck-reader count sees a process blocked in open(2) on a FIFO (the check below can fail)', async () => {
-  const { workspace, done } = testRuntime();
+  const { workspace, done } = await testRuntime();
   const fifo = join(workspace, 'fifo');
   execFileSync('mkfifo', [fifo]);
   const reader = spawn('cat', [fifo], { stdio: 'ignore' });
@@ -56,7 +56,7 @@ void test('the stuck-reader count sees a process blocked in open(2) on a FIFO (t
 });
 
 void test('fs.read of a FIFO is refused at once as a special file (no writer needed)', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   const fifo = join(workspace, 'fifo');
   execFileSync('mkfifo', [fifo]);
   try {
@@ -119,7 +119,7 @@ void test(`a file swapped for a FIFO during ${CALLS} reads, writes and patches n
   }));
 
 void test('a 16 GiB sparse file: the event loop keeps running, another call completes, and the read stops near its deadline', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     execFileSync('truncate', ['-s', '16G', join(workspace, 'huge')]);
     writeFileSync(join(workspace, 'small.txt'), 'small\n');

@@ -64,7 +64,7 @@ void test('fs.rename between two hard links of one inode is refused (it would su
       assert.equal((r.error?.data as { reason: string }).reason, 'same_file');
     }
     assert.equal(statSync(join(h.root, 'a')).ino, statSync(join(h.root, 'b')).ino);
-    assert.equal(h.rt.store.currentRevision(), 0);
+    assert.equal(await h.rt.store.currentRevision(), 0);
   }));
 
 void test('traced with strace, 10 renames use renameat2 and never link(2) a second name', () => {

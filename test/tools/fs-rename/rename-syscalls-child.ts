@@ -5,7 +5,7 @@ import { createRuntime } from '../../../src/runtime/index.js';
 
 const [workspace, state] = process.argv.slice(2) as [string, string];
 writeFileSync(join(workspace, 'a'), 'payload\n');
-const rt = createRuntime({ workspace, stateDir: state });
+const rt = await createRuntime({ workspace, stateDir: state });
 for (let i = 0; i < 10; i++) {
   const [from, to] = i % 2 === 0 ? ['a', 'b'] : ['b', 'a'];
   const r = await rt.call({ protocol_version: 'tool-call.v1', task_id: 't', tool: 'fs.rename', arguments: { from, to } });

@@ -45,11 +45,11 @@ describe('candidate list cache', () => {
 
 describe('fs.search through the cache sees every change made outside Toolgate', () => {
   let h: Harness;
-  before(() => {
+  before(async () => {
     const root = makeRepo();
     mkdirSync(join(root, 'empty', 'sub'), { recursive: true });
     for (const p of ['u1.txt', 'u2.txt', 'src/u3.txt']) write(root, p, 'needle\n');
-    h = harness(root);
+    h = await harness(root);
   });
   after(async () => {
     await h.close();
@@ -58,7 +58,7 @@ describe('fs.search through the cache sees every change made outside Toolgate', 
 
   /** What a tool instance with no cache answers. */
   async function truth(args: Record<string, unknown>): Promise<FsSearchResult> {
-    const fresh = harness(h.root);
+    const fresh = await harness(h.root);
     try {
       return (await fresh.call(args)).result as FsSearchResult;
     } finally {

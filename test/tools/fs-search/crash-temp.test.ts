@@ -44,7 +44,7 @@ describe('fs.search and the temp files a crash leaves behind', () => {
 
   for (const engine of ['ripgrep', 'javascript'] as const) {
     it(`${engine}: never searched, never listed, in any mode`, async () => {
-      const h = harness(root, [createFsSearch({ engine }) as unknown as AnyTool]);
+      const h = await harness(root, [createFsSearch({ engine }) as unknown as AnyTool]);
       try {
         const calls = [
           { query: MARK, include_ignored: true, include_generated: true },

@@ -74,9 +74,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export function harness(root: string, tools?: AnyTool[], grant?: TaskGrant): Harness {
+export async function harness(root: string, tools?: AnyTool[], grant?: TaskGrant): Promise<Harness> {
   const state = mkdtempSync(join(tmpdir(), 'fs-search-state-'));
-  const rt = createRuntime({
+  const rt = await createRuntime({
     workspace: root,
     stateDir: state,
     grant: grant ?? { tools: ['*'], effects: ['read'], read: ['**', '.'], write: [] },

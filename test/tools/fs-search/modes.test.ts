@@ -7,8 +7,8 @@ import { harness, makeRepo, write, type Harness } from './fixture.js';
 import type { FsSearchResult, SearchMatch } from '../../../src/tools/fs-search/schema.js';
 
 let h: Harness;
-before(() => {
-  h = harness(makeRepo());
+before(async () => {
+  h = await harness(makeRepo());
 });
 after(async () => {
   await h.close();
@@ -211,7 +211,7 @@ describe('fs.search modes on a real git repository', () => {
 
 describe('fs.search authorization', () => {
   it('declares the directories its include globs confine it to, so a narrower grant can allow it', async () => {
-    const narrow = harness(h.root, undefined, { tools: ['*'], effects: ['read'], read: ['src/**'], write: [] });
+    const narrow = await harness(h.root, undefined, { tools: ['*'], effects: ['read'], read: ['src/**'], write: [] });
     try {
       const inside = await narrow.call({ query: 'needle', include: ['src/**/*.ts', 'src/*.py'], output: 'paths_only' });
       assert.equal(inside.status, 'succeeded', JSON.stringify(inside.error));
@@ -241,7 +241,7 @@ describe('fs.search outside a git work tree', () => {
     write(root, 'bin.dat', Buffer.from([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0]));
     write(outside, 'secret.txt', 'needle\n');
     symlinkSync(outside, join(root, 'out'));
-    const p = harness(root);
+    const p = await harness(root);
     try {
       const r = (await p.call({ query: 'needle' })).result as FsSearchResult;
       assert.deepEqual(r.matches?.map(at), ['a.txt:1:1-7', 'a.txt:1:8-14', 'b/x.txt:1:1-7']);

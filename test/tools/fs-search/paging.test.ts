@@ -8,13 +8,13 @@ import type { AnyTool } from '../../../src/registry/index.js';
 import type { FsSearchResult } from '../../../src/tools/fs-search/schema.js';
 
 let h: Harness;
-before(() => {
+before(async () => {
   const root = makeRepo();
   // Enough results to page through: several files, several matches a line.
   for (let i = 0; i < 4; i++) write(root, `many/f${String(i).padStart(2, '0')}.txt`, 'needle needle\nx\nneedle\n'.repeat(3));
   // Long lines, so that a page reaches max_bytes before max_results.
   write(root, 'many/long.txt', ('needle ' + 'y'.repeat(220) + '\n').repeat(12));
-  h = harness(root);
+  h = await harness(root);
 });
 after(async () => {
   await h.close();
@@ -134,7 +134,7 @@ describe('fs.search paging', () => {
   });
 
   it('the fallback engine pages to the same result as ripgrep', async () => {
-    const js = harness(h.root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
+    const js = await harness(h.root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
     try {
       for (const args of [{ query: 'needle' }, { mode: 'regex', query: 'ne+dle|ca?ps' }, { query: 'NEEDLE', case_sensitive: false, output: 'count_only' }, { query: 'needle', output: 'paths_only' }, { mode: 'symbol', query: 'parseConfig' }]) {
         const want = await page({ ...args, max_results: 10_000 });

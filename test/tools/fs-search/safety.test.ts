@@ -20,7 +20,7 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 describe('fs.search regex safety and stopping the work', () => {
   it('ripgrep runs a catastrophic pattern in linear time', async () => {
-    const h = harness(root);
+    const h = await harness(root);
     try {
       // A backtracking engine would not end on this in any time: a generous bound proves it.
       const r = await h.call({ mode: 'regex', query: '(a+)+$', output: 'count_only', timeout_ms: 60_000 });
@@ -34,7 +34,7 @@ describe('fs.search regex safety and stopping the work', () => {
   });
 
   it('without ripgrep, a catastrophic pattern returns at its timeout and the matching stops', async () => {
-    const h = harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
+    const h = await harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
     try {
       // The list is kept, so the timeout is spent on the match, however loaded the machine.
       await warmList(h);
@@ -59,8 +59,8 @@ describe('fs.search regex safety and stopping the work', () => {
   });
 
   it('falls back to the JavaScript engine when ripgrep is not installed, with the same answer', async () => {
-    const h = harness(root, [createFsSearch({ ripgrep: join(root, 'no-such-rg') }) as unknown as AnyTool]);
-    const rg = harness(root);
+    const h = await harness(root, [createFsSearch({ ripgrep: join(root, 'no-such-rg') }) as unknown as AnyTool]);
+    const rg = await harness(root);
     try {
       const r = (await h.call({ query: 'needle' })).result as FsSearchResult;
       const want = (await rg.call({ query: 'needle' })).result as FsSearchResult;
@@ -77,7 +77,7 @@ describe('fs.search regex safety and stopping the work', () => {
   it('a page that times out keeps what the batches before the slow one found, and says where to resume', async () => {
     for (let i = 0; i < FIRST_BATCH + 50; i++) write(root, `many/f${String(i).padStart(4, '0')}.txt`, 'aaa\n');
     write(root, 'many/z.txt', 'a'.repeat(50_000) + '!\n');
-    const h = harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
+    const h = await harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
     try {
       // Listing is not timed (kept list); the first batch has seconds, the slow file never ends.
       await warmList(h);
@@ -101,7 +101,7 @@ describe('fs.search regex safety and stopping the work', () => {
     rmSync(join(root, 'lib.js'));
     symlinkSync(join(outside, 'private.txt'), join(root, 'lib.js'));
     for (const engine of ['ripgrep', 'javascript'] as const) {
-      const h = harness(root, [createFsSearch({ engine }) as unknown as AnyTool]);
+      const h = await harness(root, [createFsSearch({ engine }) as unknown as AnyTool]);
       try {
         const r = (await h.call({ query: 'outside', include_ignored: true, include_generated: true })).result as FsSearchResult;
         assert.deepEqual(r.matches, [], engine);
@@ -117,7 +117,7 @@ describe('fs.search regex safety and stopping the work', () => {
   });
 
   it('without ripgrep, lookaround (which ripgrep rejects) is invalid_arguments', async () => {
-    const h = harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
+    const h = await harness(root, [createFsSearch({ engine: 'javascript' }) as unknown as AnyTool]);
     try {
       const r = await h.call({ mode: 'regex', query: 'needle(?=\\()' });
       assert.equal(r.error?.code, 'invalid_arguments');
@@ -135,7 +135,7 @@ describe('fs.search regex safety and stopping the work', () => {
     const pids = join(root, '..', `slow-rg-${process.pid}.pids`);
     writeFileSync(bin, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo 'ripgrep 13.0.0'; exit 0; fi\necho $$ >> '${pids}'\nexec sleep 30\n`);
     chmodSync(bin, 0o755);
-    const h = harness(root, [createFsSearch({ ripgrep: bin }) as unknown as AnyTool]);
+    const h = await harness(root, [createFsSearch({ ripgrep: bin }) as unknown as AnyTool]);
     try {
       // Filename mode lists without the engine; the timed call then spends its time on it.
       await warmList(h);
@@ -165,7 +165,7 @@ describe('fs.search regex safety and stopping the work', () => {
     const pids = join(root, '..', `slow-rg2-${process.pid}.pids`);
     writeFileSync(bin, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo 'ripgrep 13.0.0'; exit 0; fi\necho $$ >> '${pids}'\nexec sleep 30\n`);
     chmodSync(bin, 0o755);
-    const h = harness(root, [createFsSearch({ ripgrep: bin }) as unknown as AnyTool]);
+    const h = await harness(root, [createFsSearch({ ripgrep: bin }) as unknown as AnyTool]);
     try {
       const ac = new AbortController();
       const pending = h.rt.call({ protocol_version: 'tool-call.v1', task_id: 't1', tool: 'fs.search', arguments: { query: 'needle', timeout_ms: 60_000 } }, { signal: ac.signal });

@@ -35,7 +35,7 @@ test(`shell.exec swapping a directory for a link to the state dir while fs.searc
   const workspace = join(base, 'ws');
   const state = join(base, 'state');
   mkdirSync(workspace);
-  const rt = createRuntime({ workspace, stateDir: state, grant: { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**', '.'], write: ['**'] } });
+  const rt = await createRuntime({ workspace, stateDir: state, grant: { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**', '.'], write: ['**'] } });
   const call = (tool: string, args: Record<string, unknown>, task = 'agent'): Promise<Receipt> =>
     rt.call({ protocol_version: PROTOCOL_VERSION, task_id: task, tool, arguments: args });
   let escapes = 0;

@@ -91,7 +91,7 @@ interface Tally {
 
 async function race(link: 'absolute' | 'relative', mode: 'literal' | 'filename'): Promise<Tally> {
   const { base, ws } = layout(link);
-  const h = harness(ws);
+  const h = await harness(ws);
   const swapper = startSwapper(join(ws, 'dir'), join(ws, 'parked'));
   const t: Tally = { searches: 0, escapes: 0, insideSeen: 0, insideMissed: 0 };
   try {

@@ -46,7 +46,7 @@ test('undoable defaults to false and is not a manifest field: it moves no regist
 });
 
 test('fs.undo follows the definitions it is given: a tool not marked undoable is refused and nothing changes', async () => {
-  const { rt, workspace, done } = testRuntime({ tools: [anyTool(createFsWrite()), anyTool(createFsUndo({ undoable: () => false }))] });
+  const { rt, workspace, done } = await testRuntime({ tools: [anyTool(createFsWrite()), anyTool(createFsUndo({ undoable: () => false }))] });
   try {
     const w = await rt.call(envelope('fs.write', { path: 'a.txt', content: 'new\n' }, { idempotency_key: 'k1' }));
     assert.equal(w.status, 'succeeded', JSON.stringify(w.error));
@@ -60,7 +60,7 @@ test('fs.undo follows the definitions it is given: a tool not marked undoable is
 });
 
 test('with the built-in list, the same fs.write receipt is undone', async () => {
-  const { rt, workspace, done } = testRuntime();
+  const { rt, workspace, done } = await testRuntime();
   try {
     writeFileSync(join(workspace, 'a.txt'), 'old\n');
     const w = await rt.call(envelope('fs.write', { path: 'a.txt', content: 'new\n', mode: 'create_or_replace' }, { idempotency_key: 'k1' }));

@@ -22,7 +22,7 @@ export async function withHarness(fn: (h: Harness) => Promise<void>): Promise<vo
   const root = join(base, 'ws');
   const outside = join(base, 'outside');
   execFileSync('mkdir', ['-p', root, outside, join(base, 'state')]);
-  const rt = createRuntime({ workspace: root, stateDir: join(base, 'state') });
+  const rt = await createRuntime({ workspace: root, stateDir: join(base, 'state') });
   let n = 0;
   const h: Harness = {
     root,

@@ -9,7 +9,7 @@ void test('configured secret patterns are added to the defaults, never replace t
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'tg-mut-')));
   mkdirSync(join(base, 'ws'));
   writeFileSync(join(base, 'ws/token.secret'), 'k');
-  const rt = createRuntime({ workspace: join(base, 'ws'), stateDir: join(base, 'state'), secretPatterns: ['*.secret', 'private/'] });
+  const rt = await createRuntime({ workspace: join(base, 'ws'), stateDir: join(base, 'state'), secretPatterns: ['*.secret', 'private/'] });
   try {
     const call = (tool: string, args: Record<string, unknown>) => rt.call({ protocol_version: 'tool-call.v1', task_id: 't', tool, arguments: args });
     assert.equal((await call('fs.read', { path: 'token.secret' })).error?.code, 'secret_path');

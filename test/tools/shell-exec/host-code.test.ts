@@ -27,7 +27,7 @@ test('no shell attack on .git plants a hook that runs at the host\'s next git co
   const crossings: string[] = [];
   const exits: (number | null)[] = [];
   for (const [i, attack] of attacks.entries()) {
-    const r = shellRig({ git: true });
+    const r = await shellRig({ git: true });
     try {
       const probe = join(r.base, 'pwned');
       const gitIno = statSync(join(r.workspace, '.git')).ino;
@@ -52,7 +52,7 @@ test('no shell attack on .git plants a hook that runs at the host\'s next git co
 });
 
 test('a worktree\'s .git file and a nested repository\'s .git stay as they were', async () => {
-  const r = shellRig({ workspace: (base) => join(base, 'wt') });
+  const r = await shellRig({ workspace: (base) => join(base, 'wt') });
   try {
     const main = join(r.base, 'main');
     mkdirSync(main);
@@ -88,7 +88,7 @@ test('a worktree\'s .git file and a nested repository\'s .git stay as they were'
 });
 
 test('an absent toolgate.config.json and .git cannot be created from the shell, and nothing is left behind', async () => {
-  const r = shellRig();
+  const r = await shellRig();
   try {
     writeFileSync(join(r.workspace, 'wide.json'), '{}');
     const receipt = await r.exec(
@@ -113,7 +113,7 @@ test('an absent toolgate.config.json and .git cannot be created from the shell, 
 });
 
 test('while one run tries to create the config in a loop, others start and end: it is never created', async () => {
-  const r = shellRig();
+  const r = await shellRig();
   try {
     // Without a shared placeholder, the end of a short run would remove the mount point that
     // the long run's mask sits on, and the next try would create the file.
@@ -132,7 +132,7 @@ test('while one run tries to create the config in a loop, others start and end: 
 });
 
 test('a .git that is a symbolic link refuses the run: the link could be replaced', async () => {
-  const r = shellRig();
+  const r = await shellRig();
   try {
     mkdirSync(join(r.base, 'real.git'));
     symlinkSync(join(r.base, 'real.git'), join(r.workspace, '.git'));

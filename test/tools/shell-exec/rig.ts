@@ -24,7 +24,7 @@ export interface ShellRig {
 }
 
 /** A runtime with shell.exec over a fresh workspace (a git repo with one commit when `git`). */
-export function shellRig(o: { git?: boolean; workspace?: (base: string) => string; secretPatterns?: string[] } = {}): ShellRig {
+export async function shellRig(o: { git?: boolean; workspace?: (base: string) => string; secretPatterns?: string[] } = {}): Promise<ShellRig> {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'tg-shell-')));
   const workspace = o.workspace ? o.workspace(base) : join(base, 'ws');
   mkdirSync(workspace, { recursive: true });
@@ -34,7 +34,7 @@ export function shellRig(o: { git?: boolean; workspace?: (base: string) => strin
     git(workspace, 'add', '.');
     git(workspace, 'commit', '-qm', 'init');
   }
-  const rt = createRuntime({
+  const rt = await createRuntime({
     workspace,
     stateDir: join(base, 'state'),
     tools: [createShellExec({ graceMs: 300 }) as never],

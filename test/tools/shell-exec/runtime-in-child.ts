@@ -4,7 +4,7 @@ import { PROTOCOL_VERSION } from '../../../src/protocol/index.js';
 import { createShellExec } from '../../../src/tools/shell-exec/tool.js';
 
 const [workspace, state, marker] = process.argv.slice(2) as [string, string, string];
-const rt = createRuntime({
+const rt = await createRuntime({
   workspace,
   stateDir: state,
   tools: [createShellExec() as never],

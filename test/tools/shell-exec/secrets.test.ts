@@ -19,7 +19,7 @@ function plantSecrets(workspace: string): Map<string, string> {
 }
 
 test('no secret file of the workspace can be read through the shell: by name, copy, move, hard link, archive or search', async () => {
-  const r = shellRig({ git: true, secretPatterns: ['*.secret'] });
+  const r = await shellRig({ git: true, secretPatterns: ['*.secret'] });
   try {
     const secrets = plantSecrets(r.workspace);
     const names = [...secrets.keys()];
@@ -59,7 +59,7 @@ test('no secret file of the workspace can be read through the shell: by name, co
 });
 
 test('a secret created during a run is masked in every later run', async () => {
-  const r = shellRig();
+  const r = await shellRig();
   try {
     const canary = `tgcanary${newMarker()}`;
     const first = await r.exec(`mkdir -p later && echo ${canary} > later/.env && cat later/.env`);

@@ -22,7 +22,7 @@ interface Rig {
   done(): Promise<void>;
 }
 
-function rig(o: { git?: boolean; stateBase?: string; tool?: ShellExecOptions; grant?: TaskGrant } = {}): Rig {
+async function rig(o: { git?: boolean; stateBase?: string; tool?: ShellExecOptions; grant?: TaskGrant } = {}): Promise<Rig> {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'tg-shell-')));
   const workspace = join(base, 'ws');
   mkdirSync(workspace);
@@ -34,7 +34,7 @@ function rig(o: { git?: boolean; stateBase?: string; tool?: ShellExecOptions; gr
     execFileSync('git', ['-C', workspace, 'add', '.']);
     execFileSync('git', ['-C', workspace, '-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'init']);
   }
-  const rt = createRuntime({ workspace, stateDir: state, tools: [createShellExec({ graceMs: 300, ...o.tool }) as never], grant: o.grant ?? GRANT });
+  const rt = await createRuntime({ workspace, stateDir: state, tools: [createShellExec({ graceMs: 300, ...o.tool }) as never], grant: o.grant ?? GRANT });
   return {
     rt,
     workspace,
@@ -59,7 +59,7 @@ const resultOf = (r: Receipt): ShellExecResult => {
 
 
 test('a command runs in the sandbox and its receipt lists exit code, isolation, limits and the paths it changed', async () => {
-  const r = rig({ git: true });
+  const r = await rig({ git: true });
   try {
     const receipt = await r.rt.call(call({ argv: ['sh', '-c', 'echo hi; echo two >> tracked.txt; echo new > added.txt'] }));
     assert.equal(receipt.status, 'succeeded', JSON.stringify(receipt.error));
@@ -83,7 +83,7 @@ test('a command runs in the sandbox and its receipt lists exit code, isolation, 
 });
 
 test('a nonzero exit is a failed receipt with execution_failed and the whole result', async () => {
-  const r = rig();
+  const r = await rig();
   try {
     const receipt = await r.rt.call(call({ shell: 'bash', script: 'echo oops >&2; exit 3' }));
     assert.equal(receipt.status, 'failed');
@@ -96,7 +96,7 @@ test('a nonzero exit is a failed receipt with execution_failed and the whole res
 });
 
 test('aborting runtime.call gives a cancelled receipt, and no process of the command is left', async () => {
-  const r = rig({ git: true });
+  const r = await rig({ git: true });
   try {
     const marker = newMarker();
     const ac = new AbortController();
@@ -115,7 +115,7 @@ test('aborting runtime.call gives a cancelled receipt, and no process of the com
 });
 
 test('the call deadline ends the command with reason timeout; idle_timeout_ms with idle_timeout', async () => {
-  const r = rig();
+  const r = await rig();
   try {
     const deadline = new Date(Date.now() + 800).toISOString();
     const wall = await r.rt.call(call({ argv: ['sleep', '30'] }, { deadline }));
@@ -132,7 +132,7 @@ test('the call deadline ends the command with reason timeout; idle_timeout_ms wi
 
 test('a secret env value printed by the command appears nowhere in the state dir: receipt, previews, artifacts, database', async () => {
   const canary = `tgsecret-${newMarker()}`;
-  const r = rig({ tool: { hostEnv: { TG_TOKEN: canary, OTHER: 'not-passed' } } });
+  const r = await rig({ tool: { hostEnv: { TG_TOKEN: canary, OTHER: 'not-passed' } } });
   try {
     const receipt = await r.rt.call(
       call({ shell: 'bash', script: 'for i in $(seq 3000); do echo "line $i $TG_TOKEN"; done; echo "$TG_TOKEN" >&2; echo "${OTHER:-unset}"', env: { secret: ['TG_TOKEN'] } }),
@@ -153,7 +153,7 @@ test('a secret env value printed by the command appears nowhere in the state dir
 });
 
 test('network host raises the effect class to network, which the grant does not allow: denied, nothing spawned', async () => {
-  const r = rig();
+  const r = await rig();
   try {
     const marker = newMarker();
     const receipt = await r.rt.call(call({ argv: ['sleep', '5'], network: 'host', env: { set: { TG_MARKER: marker } } }));
@@ -167,7 +167,7 @@ test('network host raises the effect class to network, which the grant does not 
 });
 
 test('pty runs the command on a terminal; argv with a script is invalid_arguments; a cwd escape is path_escape', async () => {
-  const r = rig();
+  const r = await rig();
   try {
     const pty = await r.rt.call(call({ argv: ['sh', '-c', 'test -t 1 && echo "on a tty"; exit 5'], pty: true }));
     assert.equal(pty.status, 'failed');
@@ -183,7 +183,7 @@ test('pty runs the command on a terminal; argv with a script is invalid_argument
 });
 
 test('collect returns workspace files as artifacts after exit; stdin text reaches the command', async () => {
-  const r = rig();
+  const r = await rig();
   try {
     const receipt = await r.rt.call(call({ argv: ['sh', '-c', 'cat > out/result.txt'], stdin: { text: 'from stdin' }, collect: ['out/result.txt', 'missing.txt'] }), {});
     // out/ does not exist: the command fails and collect reports what is missing.
@@ -202,7 +202,7 @@ test('collect returns workspace files as artifacts after exit; stdin text reache
 });
 
 test("the runtime's state dir is invisible to the command, wherever it lies", async () => {
-  const r = rig({ stateBase: '/var/tmp' });
+  const r = await rig({ stateBase: '/var/tmp' });
   try {
     const receipt = await r.rt.call(call({ shell: 'sh', script: `ls -A ${r.state}; cat ${r.state}/toolgate.db` }));
     assert.equal(receipt.status, 'failed');
@@ -215,7 +215,7 @@ test("the runtime's state dir is invisible to the command, wherever it lies", as
 });
 
 test('with workspaceWrite false the workspace is read-only and the action asks only to read it', async () => {
-  const r = rig({ tool: { workspaceWrite: false } });
+  const r = await rig({ tool: { workspaceWrite: false } });
   try {
     const receipt = await r.rt.call(call({ shell: 'sh', script: 'echo x > f' }));
     assert.equal(receipt.status, 'failed');
@@ -227,7 +227,7 @@ test('with workspaceWrite false the workspace is read-only and the action asks o
 });
 
 test('a grant without write binds the workspace read-only, and the action says so', async () => {
-  const r = rig({ grant: { tools: ['*'], effects: ['read', 'execute'], read: ['**'], write: [] } });
+  const r = await rig({ grant: { tools: ['*'], effects: ['read', 'execute'], read: ['**'], write: [] } });
   try {
     writeFileSync(join(r.workspace, 'kept.txt'), 'kept\n');
     const receipt = await r.rt.call(call({ shell: 'sh', script: 'cat kept.txt; echo x > kept.txt' }));
@@ -245,7 +245,7 @@ test('a grant without write binds the workspace read-only, and the action says s
 });
 
 test('without bubblewrap the receipt is isolation_unavailable and nothing runs; allowed process isolation is recorded as such', async () => {
-  const strict = rig({ tool: { bwrapPath: null } });
+  const strict = await rig({ tool: { bwrapPath: null } });
   try {
     const marker = newMarker();
     const receipt = await strict.rt.call(call({ argv: ['sleep', '5'], env: { set: { TG_MARKER: marker } } }));
@@ -255,7 +255,7 @@ test('without bubblewrap the receipt is isolation_unavailable and nothing runs; 
   } finally {
     await strict.done();
   }
-  const weak = rig({ tool: { bwrapPath: null, allowProcessIsolation: true } });
+  const weak = await rig({ tool: { bwrapPath: null, allowProcessIsolation: true } });
   try {
     const receipt = await weak.rt.call(call({ argv: ['true'] }));
     assert.equal(receipt.status, 'succeeded');
@@ -266,7 +266,7 @@ test('without bubblewrap the receipt is isolation_unavailable and nothing runs; 
 });
 
 test('a writable workspace still keeps git hooks, git config and toolgate.config.json read-only', async () => {
-  const r = rig({ git: true });
+  const r = await rig({ git: true });
   try {
     writeFileSync(join(r.workspace, 'toolgate.config.json'), '{}');
     const script = [
