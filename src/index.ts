@@ -48,3 +48,7 @@ export { attenuate, parseGrantFile, DEFAULT_GRANT, type TaskGrant, type Grant, t
 
 // MCP
 export { serveMcpStdio, serveMcpHttp, type StdioServeOptions, type HttpServeOptions } from './server/index.js';
+
+// Errors that stop Toolgate before it serves anything: a bad command line, configuration, grant or policy
+export { StartupError, STARTUP_ERROR_CODES, type StartupErrorCode, type StartupErrorDataByCode } from './protocol/index.js';
+export { GrantFileError, PolicyLoadError } from './policy/index.js';

@@ -36,3 +36,5 @@ export {
   type PartialEffect,
 } from './receipt.js';
 export { echoString, echoValue, boundStrings, wellFormed, ECHO_MAX_CHARS, ERROR_STRING_MAX_CHARS, MAX_FAULTS } from './echo.js';
+export { StartupError, isStartupErrorCode } from './startup-error.js';
+export { STARTUP_ERROR_CODES, type StartupErrorCode, type StartupErrorDataByCode, type PolicyFault } from './startup-error-data.js';
