@@ -18,9 +18,12 @@ export interface PolicyFault {
   readonly message: string;
 }
 
+/** Data of a code that carries none: only `{}` (or nothing) is accepted. */
+type NoData = { readonly [key: string]: never };
+
 export interface StartupErrorDataByCode {
   /** The command line is wrong: an unknown option or command, a missing or malformed argument. Printed with the command's help. */
-  usage: { readonly [key: string]: never };
+  usage: NoData;
   /** `toolgate.config.json` (or `--config FILE`) is missing, unreadable, empty, not JSON, or fails its schema; `faults` name each JSON pointer. */
   invalid_config: { readonly file: string; readonly reason: 'no_such_file' | 'unreadable' | 'empty' | 'not_json' | 'schema'; readonly faults: readonly Fault[] };
   /** The grant file (`--grant`, `grant` in the configuration) is unreadable, not JSON, or fails schemas/grant.schema.json; `file` is absent for a grant value given by a library caller. */
