@@ -36,7 +36,7 @@ test('docs/cli.md carries the start-up error table generated from the start-up e
 
 test('a start-up code without a meaning, or a changed start-up data type, is caught', () => {
   const source = readFileSync(STARTUP_SOURCE, 'utf8');
-  assert.throws(() => startupErrorTable(source.replace(/\/\*\*[^*]*\*\/\n  invalid_grant:/, '  invalid_grant:')), /invalid_grant: the doc comment needs a meaning/);
+  assert.throws(() => startupErrorTable(source.replace(/\/\*\*[^*]*\*\/\n {2}invalid_grant:/, '  invalid_grant:')), /invalid_grant: the doc comment needs a meaning/);
   const page = readFileSync(STARTUP_PAGE, 'utf8');
   assert.notEqual(pageWithTable(page, startupErrorTable(source.replace("readonly reason: 'unreadable' | 'invalid';", "readonly reason: 'unreadable' | 'invalid' | 'empty';"))), page);
 });
