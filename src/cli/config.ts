@@ -1,9 +1,8 @@
 import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { faultsOf, ToolgateError } from '../protocol/index.js';
+import { faultsOf, StartupError, ToolgateError } from '../protocol/index.js';
 import { isPlaceholder } from '../sandbox/index.js';
-import { UsageError } from './usage.js';
 
 export const CONFIG_FILE = 'toolgate.config.json';
 
@@ -40,31 +39,38 @@ export interface LoadedConfig {
 
 /**
  * Reads `--config FILE`, or else `toolgate.config.json` in the workspace given by the flags
- * (or the current directory) when there is one. Errors name the file and the JSON pointer.
+ * (or the current directory) when there is one. Errors are `invalid_config` start-up errors naming
+ * the file and each fault's JSON pointer.
  */
 export function loadConfig(explicit: string | undefined, workspaceFlag: string | undefined): LoadedConfig {
   const path = explicit ?? join(workspaceFlag ?? process.cwd(), CONFIG_FILE);
   if (!existsSync(path)) {
-    if (explicit !== undefined) throw new UsageError(`--config ${explicit}: no such file`);
+    if (explicit !== undefined) throw new StartupError('invalid_config', `--config ${explicit}: no such file`, { file: explicit, reason: 'no_such_file', faults: [] });
     return { path: null, config: {} };
   }
   // shell.exec holds an absent config path with an empty mode-0000 placeholder while a command
   // runs (so the command cannot create it). Only Toolgate makes one, and it stands for "no
   // configuration": a run in progress, or a crash the next run sweeps.
   if (explicit === undefined && isPlaceholder(lstatSync(path))) return { path: null, config: {} };
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new StartupError('invalid_config', `${path}: cannot read: ${(e as Error).message}`, { file: path, reason: 'unreadable', faults: [] }, { cause: e });
+  }
+  if (text.length === 0) throw new StartupError('invalid_config', `${path}: empty; remove it or write a configuration`, { file: path, reason: 'empty', faults: [] });
   let raw: unknown;
   try {
-    const text = readFileSync(path, 'utf8');
-    if (text.length === 0) throw new UsageError(`${path}: empty; remove it or write a configuration`);
     raw = JSON.parse(text);
   } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(`${path}: not JSON: ${(e as Error).message}`);
+    const message = (e as Error).message;
+    throw new StartupError('invalid_config', `${path}: not JSON: ${message}`, { file: path, reason: 'not_json', faults: [{ pointer: '', message }] });
   }
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
-    const faults = faultsOf(parsed.error).map((f) => `${f.pointer || '/'}: ${f.message}`);
-    throw new UsageError(`${path}: invalid configuration:\n  ${faults.join('\n  ')}`);
+    const faults = faultsOf(parsed.error);
+    const lines = faults.map((f) => `${f.pointer || '/'}: ${f.message}`);
+    throw new StartupError('invalid_config', `${path}: invalid configuration:\n  ${lines.join('\n  ')}`, { file: path, reason: 'schema', faults });
   }
   return { path: resolve(path), config: parsed.data };
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { TOOLGATE_VERSION, ToolgateError } from '../protocol/index.js';
+import { StartupError, TOOLGATE_VERSION, ToolgateError } from '../protocol/index.js';
 import { approvalsCommand, approveCommand, denyCommand } from './approvals.js';
 import { auditCommand } from './audit.js';
 import { callCommand } from './call.js';
@@ -25,6 +25,15 @@ function overview(): string {
   ].join('\n');
 }
 
+/**
+ * The one way a start-up error (bad command line, configuration, grant or policy) is printed:
+ * `toolgate CMD: CODE: message`, the help after a usage error, exit code 2.
+ */
+function printStartupError(io: Io, prefix: string, e: StartupError, help: string): number {
+  io.err(`${prefix}: ${e.code}: ${e.message}${e.code === 'usage' ? `\n\n${help}` : ''}`);
+  return 2;
+}
+
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -37,16 +46,12 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    io.err(`toolgate: unknown command ${name}\n\n${overview()}`);
-    return 2;
+    return printStartupError(io, 'toolgate', new UsageError(`unknown command ${name}`), overview());
   }
   try {
     return await command.run(rest, io);
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.err(`toolgate ${command.name}: ${e.message}\n\n${command.help}`);
-      return 2;
-    }
+    if (StartupError.isInstance(e)) return printStartupError(io, `toolgate ${command.name}`, e, command.help);
     if (ToolgateError.isInstance(e)) {
       io.err(JSON.stringify({ error: e.toBody() }, null, 2));
       return 1;

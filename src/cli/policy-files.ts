@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { GrantFileError, parseGrantFile, PolicyLoadError, type PolicySource, type TaskGrant } from '../policy/index.js';
+import { StartupError } from '../protocol/index.js';
 import type { Runtime, RuntimeOptions } from '../runtime/index.js';
 import { createRuntime } from '../runtime/index.js';
 import { runtimeOptions, type RuntimeFlags } from './open-runtime.js';
 import { assertOutsideWorkspace, configPath, loadConfig, type LoadedConfig } from './config.js';
-import { UsageError } from './usage.js';
 
 /** Options of the commands that run calls: the grant a new task is issued and the policy files. */
 export const POLICY_OPTIONS = {
@@ -25,7 +25,7 @@ export function policyHelp(width: number): string {
 
 /**
  * Opens a runtime with the grant and policy files the command was given. A bad grant file or
- * a policy set that fails strict validation is a usage error.
+ * a policy set that fails strict validation is a start-up error (`invalid_grant`, `invalid_policy`).
  */
 export async function openRuntimeWithPolicy(
   values: RuntimeFlags & { grant?: string | undefined; policy?: string[] | undefined },
@@ -43,23 +43,25 @@ export async function openRuntimeWithPolicy(
   try {
     return await createRuntime({ ...options, ...extra, ...(grant ? { grant } : {}), ...(policies ? { policies } : {}) });
   } catch (e) {
-    if (PolicyLoadError.isInstance(e)) throw new UsageError(`--policy: ${e.message}`);
+    if (PolicyLoadError.isInstance(e)) throw new StartupError('invalid_policy', `--policy: ${e.message}`, e.data, { cause: e });
     throw e;
   }
 }
 
-/** Reads `--grant FILE`: JSON checked against the grant schema; faults are usage errors. */
+/** Reads `--grant FILE`: JSON checked against the grant schema; faults are `invalid_grant` start-up errors. */
 export function readGrantFile(path: string): TaskGrant {
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new UsageError(`--grant ${path}: ${(e as Error).message}`);
+    const message = (e as Error).message;
+    const reason = e instanceof SyntaxError ? 'not_json' : 'unreadable';
+    throw new StartupError('invalid_grant', `--grant ${path}: ${message}`, { file: path, reason, faults: reason === 'not_json' ? [{ pointer: '', message }] : [] }, { cause: e });
   }
   try {
     return parseGrantFile(value);
   } catch (e) {
-    if (e instanceof GrantFileError) throw new UsageError(`--grant ${path}: ${e.message}`);
+    if (e instanceof GrantFileError) throw new StartupError('invalid_grant', `--grant ${path}: ${e.message}`, { ...e.data, file: path }, { cause: e });
     throw e;
   }
 }
@@ -70,7 +72,7 @@ export function readPolicyFiles(paths: readonly string[]): PolicySource[] {
     try {
       return { name: basename(path), text: readFileSync(path, 'utf8') };
     } catch (e) {
-      throw new UsageError(`--policy ${path}: ${(e as Error).message}`);
+      throw new StartupError('invalid_policy', `--policy ${path}: ${(e as Error).message}`, { file: path, reason: 'unreadable', faults: [] }, { cause: e });
     }
   });
 }

@@ -1,7 +1,9 @@
-/** A command-line mistake: printed with the command's help, exit code 2. */
-export class UsageError extends Error {
+import { StartupError } from '../protocol/index.js';
+
+/** A command-line mistake: a start-up error with code `usage`, printed with the command's help, exit code 2. */
+export class UsageError extends StartupError<'usage'> {
   constructor(message: string) {
-    super(message);
+    super('usage', message);
     this.name = 'UsageError';
   }
 }

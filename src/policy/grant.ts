@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { digestOf, EFFECT_CLASSES, jsonPointer, type AttemptId, type Digest, type EffectClass, type TaskId } from '../protocol/index.js';
+import { digestOf, EFFECT_CLASSES, jsonPointer, StartupError, type AttemptId, type Fault, type Digest, type EffectClass, type TaskId } from '../protocol/index.js';
 
 export const GRANT_FORMAT = 'toolgate.grant.v1';
 
@@ -112,12 +112,15 @@ export const DEFAULT_GRANT: TaskGrant = {
   write: ['**'],
 };
 
-export class GrantFileError extends Error {
-  readonly faults: readonly { readonly pointer: string; readonly message: string }[];
-  constructor(faults: readonly { readonly pointer: string; readonly message: string }[]) {
-    super(`invalid grant: ${faults.map((f) => `${f.pointer || '/'}: ${f.message}`).join('; ')}`);
+/** A grant value that fails schemas/grant.schema.json: a start-up error with code `invalid_grant`. */
+export class GrantFileError extends StartupError<'invalid_grant'> {
+  constructor(faults: readonly Fault[]) {
+    super('invalid_grant', `invalid grant: ${faults.map((f) => `${f.pointer || '/'}: ${f.message}`).join('; ')}`, { reason: 'schema', faults });
     this.name = 'GrantFileError';
-    this.faults = faults;
+  }
+
+  get faults(): readonly Fault[] {
+    return this.data.faults;
   }
 }
 

@@ -4,8 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-
-export class BodyTooLarge extends Error {}
+import { ToolgateError } from '../protocol/index.js';
 
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -13,7 +12,8 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   for await (const chunk of req) {
     const b = chunk as Buffer;
     size += b.length;
-    if (size > limit) throw new BodyTooLarge(`request body over ${limit} bytes`);
+    // Typed like the other HTTP limits (connections, sessions): the server answers 413 with it.
+    if (size > limit) throw new ToolgateError('limit_exceeded', `request body over ${limit} bytes`, { limit: 'body_bytes', max: limit });
     chunks.push(b);
   }
   return Buffer.concat(chunks);

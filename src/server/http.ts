@@ -14,13 +14,13 @@ import {
   originValidationResponse,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { constantTimeEqual, newTaskId } from '../protocol/index.js';
+import { constantTimeEqual, newTaskId, ToolgateError } from '../protocol/index.js';
 import { entryOf } from '../registry/index.js';
 import type { Runtime } from '../runtime/index.js';
 import { guardConnections } from './http-connections.js';
 import { resolveHttpLimits, type HttpLimits } from './http-limits.js';
 import { SessionTable, sessionLimitResponse } from './http-sessions.js';
-import { BodyTooLarge, sendWebResponse, webRequestHead, webRequestOf } from './http-bridge.js';
+import { sendWebResponse, webRequestHead, webRequestOf } from './http-bridge.js';
 import { createMcpServer, type McpServerOptions } from './mcp-server.js';
 import { ToolListing } from './tool-listing.js';
 
@@ -65,6 +65,14 @@ function jsonError(status: number, message: string, headers: Record<string, stri
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }), {
     status,
     headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+/** A request refused by a limit: the JSON-RPC error carries the code and its data, as the connection and session caps do. */
+function limitError(status: number, e: ToolgateError): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: e.message, data: { code: e.code, ...e.data } }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json' },
   });
 }
 
@@ -134,7 +142,7 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
     try {
       request = await webRequestOf(req, res, head, bodyLimit);
     } catch (e) {
-      if (e instanceof BodyTooLarge) return jsonError(413, e.message);
+      if (ToolgateError.isInstance(e) && e.code === 'limit_exceeded') return limitError(413, e);
       throw e;
     }
     return (await isLegacyRequest(request, undefined, { maxRequestBodySize: bodyLimit })) ? legacy(request, res) : modern.fetch(request);

@@ -142,6 +142,23 @@ describe('serve --http connection bounds, in process', () => {
       await own.close();
     }
   });
+
+  it('a body over the cap is refused with 413 limit_exceeded (limit body_bytes), typed like the connection and session caps', async () => {
+    const own = await serveMcpHttp(rt, { port: 0, maxRequestBodyBytes: 1_024 });
+    try {
+      const answer = await fetch(own.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { padding: 'x'.repeat(2_048) } }),
+      });
+      assert.equal(answer.status, 413);
+      const body = (await answer.json()) as { error: { message: string; data: { code: string; limit: string; max: number } } };
+      assert.deepEqual(body.error.data, { code: 'limit_exceeded', limit: 'body_bytes', max: 1_024 });
+      assert.match(body.error.message, /request body over 1024 bytes/);
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 /** Sends `request` on a fresh connection and collects everything until the server closes it. */
