@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { mkdirSync, realpathSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { ToolgateError } from '../protocol/index.js';
 import type { Workspace } from '../resources/index.js';
 
@@ -10,10 +10,33 @@ export function defaultStateDir(workspace: Workspace, env: NodeJS.ProcessEnv = p
   return join(base, 'toolgate', workspace.id);
 }
 
+/**
+ * Creates `dir` and its missing parents. Not `mkdirSync(dir, { recursive: true })`: Node's
+ * recursive mkdir never returns when mkdir(2) of a parent keeps failing with ENOENT (a state dir
+ * under /proc spins at full CPU forever), so each missing component is made here, bounded by the
+ * path's depth, and a failure is the typed `store_unavailable`.
+ */
+function makeDirs(dir: string): void {
+  const missing: string[] = [];
+  for (let d = dir; !existsSync(d); d = dirname(d)) {
+    missing.push(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d, { mode: 0o700 });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? null;
+      if (code === 'EEXIST') continue;
+      throw new ToolgateError('store_unavailable', `the state dir cannot be created: ${(e as Error).message}`, { operation: 'create the state dir', cause_code: code, state_dir: dir }, { cause: e });
+    }
+  }
+}
+
 /** Creates the state dir and refuses one inside the workspace, where tools could reach it. */
 export function prepareStateDir(workspace: Workspace, given: string | undefined): string {
   const dir = resolve(given ?? defaultStateDir(workspace));
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir);
   const real = realpathSync(dir);
   if (real === workspace.root || real.startsWith(workspace.root + '/')) {
     throw new ToolgateError('invalid_resource', 'the state dir must lie outside the workspace, where no tool can read or write it', {
