@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { digestOf, EFFECT_CLASSES, jsonPointer, StartupError, type AttemptId, type Fault, type Digest, type EffectClass, type TaskId } from '../protocol/index.js';
+import { digestOf, EFFECT_CLASSES, faultsOf, StartupError, type AttemptId, type Fault, type Digest, type EffectClass, type TaskId } from '../protocol/index.js';
 
 export const GRANT_FORMAT = 'toolgate.grant.v1';
 
@@ -128,7 +128,8 @@ export class GrantFileError extends StartupError<'invalid_grant'> {
 export function parseGrantFile(value: unknown): TaskGrant {
   const parsed = grantFileShape.safeParse(value);
   if (!parsed.success) {
-    throw new GrantFileError(parsed.error.issues.map((i) => ({ pointer: jsonPointer(i.path), message: i.message })));
+    // faultsOf names each unknown key by its own pointer (/network), like every other file Toolgate reads.
+    throw new GrantFileError(faultsOf(parsed.error));
   }
   const { $schema: _ignored, ...grant } = parsed.data;
   return grant;
