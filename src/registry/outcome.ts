@@ -13,13 +13,13 @@ export function failedOutcome<R>(error: ErrorBody, partial?: PartialEffect): Too
  * was sent is a domain outcome (nothing happened); after, it is rethrown so that the runtime
  * records the call as ambiguous, unless the body itself said what happened (a partial outcome).
  */
-export async function asOutcome<C extends { markSent(intent?: EffectIntent): void }, R>(ctx: C, run: (ctx: C) => Promise<ToolOutcome<R>>): Promise<ToolOutcome<R>> {
+export async function asOutcome<C extends { markSent(intent?: EffectIntent): Promise<void> }, R>(ctx: C, run: (ctx: C) => Promise<ToolOutcome<R>>): Promise<ToolOutcome<R>> {
   let sent = false;
   const tracked: C = {
     ...ctx,
     markSent: (intent?: EffectIntent) => {
       sent = true;
-      ctx.markSent(intent);
+      return ctx.markSent(intent);
     },
   };
   try {

@@ -56,7 +56,7 @@ export async function reconcileFileSet(ctx: MutationReconcileContext, opts: File
   const isAfter = at.map(({ f, sha }) => sha === (f.after?.sha256 ?? null));
   const isBefore = at.map(({ f, sha }) => sha === (f.before?.sha256 ?? null));
   if (isAfter.every(Boolean)) {
-    const revision = ctx.revision.advance();
+    const revision = await ctx.revision.advance();
     const changes: ChangeRecord[] = files.map((f) => ({
       op: 'file',
       path: f.path,
