@@ -1,5 +1,6 @@
 import { fstatSync, type Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { forEachChunk } from '../../resources/index.js';
 
 /** Whole-file facts that every page reports: digest, line count, and whether it is text. */
@@ -19,14 +20,14 @@ function keyOf(st: Stats): string {
 /**
  * Computes FileInfo in one pass, and remembers it by (device, inode, size, mtime, ctime) so
  * that paging a large file hashes it once. ctime moves on every write, so a changed file is
- * never served from the cache. Bounded: the oldest entries are dropped first.
+ * never served from the cache. Bounded: the least recently used entries are dropped first, so
+ * a file being paged stays cached while other files are read.
  */
 export class FileInfoCache {
-  readonly #entries = new Map<string, FileInfo>();
-  readonly #max: number;
+  readonly #entries: LRUCache<string, FileInfo>;
 
   constructor(max = 256) {
-    this.#max = max;
+    this.#entries = new LRUCache({ max });
   }
 
   /**
@@ -40,10 +41,6 @@ export class FileInfoCache {
     if (hit) return { info: hit, stat };
     const info = head && head.length === stat.size ? infoOf(head) : await scan(fd, signal);
     this.#entries.set(key, info);
-    if (this.#entries.size > this.#max) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
     return { info, stat };
   }
 }
