@@ -6,7 +6,18 @@ import { forEachChunk, isToolgateTempName, readAtAsync, refuseSecretLink, type R
 import { FileInfoCache, lastCharBoundary } from './file-info.js';
 import { pageWindow } from './redaction-window.js';
 
-export const FS_READ_DEFAULT_MAX_BYTES = 256 * 1024;
+/**
+ * The window a read without `max_lines`/`max_bytes` gets, sized for a model's context: 2,000
+ * lines or about 20k tokens, estimated as bytes / 4 (FS_READ_BYTES_PER_TOKEN), so that the page
+ * shown with line numbers stays under the 25k-token output limit agent harnesses apply.
+ * An explicit bound replaces this window (docs/mcp.md, "fs.read").
+ */
+export const FS_READ_DEFAULT_MAX_LINES = 2000;
+export const FS_READ_BYTES_PER_TOKEN = 4;
+export const FS_READ_DEFAULT_MAX_TOKENS = 20_000;
+export const FS_READ_DEFAULT_MAX_BYTES = FS_READ_DEFAULT_MAX_TOKENS * FS_READ_BYTES_PER_TOKEN;
+/** The byte bound of a page that gives `max_lines` alone (as before the default window). */
+export const FS_READ_LINES_PAGE_MAX_BYTES = 256 * 1024;
 /** Hard cap on one page: far below the 10 MiB that closes an MCP stdio connection. */
 export const FS_READ_MAX_BYTES = 4 * 1024 * 1024;
 const WHOLE_FILE_FAST_PATH = 1024 * 1024;
@@ -17,6 +28,10 @@ export const fsReadArgs = z.strictObject({
   max_lines: z.number().int().min(1).optional(),
   max_bytes: z.number().int().min(1).max(FS_READ_MAX_BYTES).optional(),
   continuation: z.string().min(1).max(4096).optional().describe('Token from a previous truncated page'),
+  line_numbers: z
+    .boolean()
+    .optional()
+    .describe('Show the page to the model `cat -n` style (number, tab, line) in the text content; default true. The structured content is always the raw text'),
 });
 export type FsReadArgs = z.infer<typeof fsReadArgs>;
 
@@ -65,7 +80,7 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
     module: import.meta.url,
     version: '1.0.0',
     description:
-      'Read a text file beneath the workspace root in bounded pages. Returns the content, the whole file sha256, the line range and, when truncated, a continuation token for the next page.',
+      'Read a text file beneath the workspace root in bounded pages (default: 2000 lines or about 20k tokens). Returns the content, the whole file sha256, the line range and, when truncated, a continuation token for the next page.',
     owner: 'toolgate',
     effect_class: 'read',
     reversible: true,
@@ -93,7 +108,10 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
       const { args, prepared } = ctx;
       const fd = ctx.workspace.openFileForRead(prepared);
       try {
-        const maxBytes = args.max_bytes ?? FS_READ_DEFAULT_MAX_BYTES;
+        // No bound given: the default window for a model's context. Any explicit bound replaces it.
+        const unbounded = args.max_bytes === undefined && args.max_lines === undefined;
+        const maxBytes = args.max_bytes ?? (unbounded ? FS_READ_DEFAULT_MAX_BYTES : FS_READ_LINES_PAGE_MAX_BYTES);
+        const maxLines = unbounded ? FS_READ_DEFAULT_MAX_LINES : args.max_lines;
         // A small file is read once: the same bytes give the page and, on a cache miss, the digest.
         const opened = fstatSync(fd);
         // A hard link to a secret file is the secret (the name alone was checked at normalize).
@@ -128,11 +146,11 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
         const want = Math.min(maxBytes, Math.max(0, size - offset));
         let page = head ? head.subarray(offset, offset + want) : await readAtAsync(fd, offset, want, ctx.signal);
         let cut = page.length;
-        if (args.max_lines !== undefined) {
+        if (maxLines !== undefined) {
           let seen = 0;
           let i = page.indexOf(10);
           while (i !== -1) {
-            if (++seen === args.max_lines) {
+            if (++seen === maxLines) {
               cut = i + 1;
               break;
             }
