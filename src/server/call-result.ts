@@ -1,6 +1,8 @@
 // A receipt as an MCP tool result: succeeded → structured result; anything else → isError with
-// the typed error in structured content. The receipt id and status always go in `_meta`.
-import type { Receipt } from '../protocol/index.js';
+// the typed error in structured content. The receipt id and status always go in `_meta`; the text
+// content (what a model reads) is made by result-text/ from the same receipt.
+import type { ErrorBody, Receipt } from '../protocol/index.js';
+import { failureText, successText } from './result-text/index.js';
 
 export interface McpCallResult {
   [key: string]: unknown;
@@ -18,12 +20,22 @@ export interface ResultShaping {
    */
   readonly maxResultBytes: number;
   /**
-   * Up to this many bytes of result JSON are repeated as text (clients that ignore structured
-   * content still see it); above it the text is a short summary, so that no message carries a
-   * large result twice.
+   * The bound of the text content in UTF-8 bytes. A result without its own text rendering is
+   * repeated as JSON up to this size (above it, a short summary), so that no message carries a
+   * large result twice; a rendered text (fs.read, shell.exec, failures) is cut to it.
    */
   readonly textCopyLimitBytes: number;
 }
+
+/** What the text rendering needs from the call beyond its receipt. */
+export interface CallTextContext {
+  /** The arguments the client sent (rendering options such as fs.read's line_numbers). */
+  readonly args: Readonly<Record<string, unknown>>;
+  /** Whether fs.undo can revert receipts of this tool. */
+  readonly undoable: boolean;
+}
+
+const NO_CALL_CONTEXT: CallTextContext = { args: {}, undoable: false };
 
 export const DEFAULT_RESULT_SHAPING: ResultShaping = { maxResultBytes: 8 * 1024 * 1024, textCopyLimitBytes: 256 * 1024 };
 
@@ -66,7 +78,8 @@ function withheld(r: Receipt, bytes: number, limit: number): McpCallResult {
   };
 }
 
-export function callResultOf(r: Receipt, shaping: ResultShaping = DEFAULT_RESULT_SHAPING): McpCallResult {
+export function callResultOf(r: Receipt, shaping: ResultShaping = DEFAULT_RESULT_SHAPING, call: CallTextContext = NO_CALL_CONTEXT): McpCallResult {
+  const textContext = { ...call, maxBytes: shaping.textCopyLimitBytes };
   if (r.status === 'succeeded' && isObject(r.result)) {
     const json = JSON.stringify(r.result);
     const bytes = Buffer.byteLength(json);
@@ -74,13 +87,11 @@ export function callResultOf(r: Receipt, shaping: ResultShaping = DEFAULT_RESULT
     const spilled = r.result['inline'] === false && typeof r.result['artifact'] === 'string';
     const text = spilled
       ? `${r.tool} ${r.status}; the result (${String(r.result['bytes'])} bytes) was too large to send and is stored as artifact ${String(r.result['artifact'])} (receipt ${r.receipt_id}); ask for a smaller page`
-      : bytes <= shaping.textCopyLimitBytes
-        ? json
-        : summaryOf(r.result, bytes, r);
+      : successText(r, r.result, json, () => summaryOf(r.result as Record<string, unknown>, bytes, r), textContext);
     return { content: [{ type: 'text', text }], structuredContent: r.result, _meta: metaOf(r) };
   }
   // A non-succeeded receipt (or a success without an object result, which the schema cannot carry).
-  const error = r.error ?? { code: 'internal_error', message: `${r.tool} ended ${r.status} without a result object`, data: {} };
+  const error: ErrorBody = r.error ?? { code: 'internal_error', message: `${r.tool} ended ${r.status} without a result object`, data: {} };
   const structured: Record<string, unknown> = {
     status: r.status,
     receipt_id: r.receipt_id,
@@ -89,7 +100,7 @@ export function callResultOf(r: Receipt, shaping: ResultShaping = DEFAULT_RESULT
     ...(r.partial === null ? {} : { partial: r.partial }),
   };
   return {
-    content: [{ type: 'text', text: `${r.tool} ${r.status}: ${error.code}: ${error.message} (receipt ${r.receipt_id})` }],
+    content: [{ type: 'text', text: failureText(r, error, textContext) }],
     structuredContent: structured,
     isError: true,
     _meta: metaOf(r),

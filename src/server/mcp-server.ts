@@ -60,7 +60,8 @@ export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpS
           }
         : {}),
     });
-    return callResultOf(receipt, shaping);
+    const args = request.params.arguments ?? {};
+    return callResultOf(receipt, shaping, { args, undoable: listing.undoable(envelope.tool) });
   });
   return server;
 }

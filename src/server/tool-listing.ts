@@ -100,6 +100,7 @@ export function toolDefinitionOf(entry: ManifestEntry): McpToolDefinition {
 export class ToolListing {
   readonly tools: McpToolDefinition[];
   readonly #registryNames: ReadonlyMap<string, string>;
+  readonly #undoable: ReadonlySet<string>;
 
   constructor(entries: readonly ManifestEntry[]) {
     const names = new Map<string, string>();
@@ -110,7 +111,14 @@ export class ToolListing {
       names.set(mcp, e.name);
     }
     this.#registryNames = names;
+    // fs.undo reverts the workspace writes of Toolgate's own reversible tools (docs/mcp.md).
+    this.#undoable = new Set(entries.filter((e) => e.owner === 'toolgate' && e.reversible && e.effect_class === 'write').map((e) => e.name));
     this.tools = entries.map(toolDefinitionOf);
+  }
+
+  /** Whether a succeeded receipt of this registry tool can be reverted with fs.undo. */
+  undoable(registryName: string): boolean {
+    return this.#undoable.has(registryName);
   }
 
   /**

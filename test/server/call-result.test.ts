@@ -32,11 +32,12 @@ function receipt(over: Partial<ReceiptBody>) {
 }
 
 describe('receipt → MCP tool result', () => {
-  it('repeats a small result as text and summarizes a large one', () => {
-    const small = callResultOf(receipt({}));
-    assert.equal(small.content[0]?.text, '{"content":"hello"}');
+  it('repeats a small result as text and summarizes a large one, each followed by the receipt id', () => {
+    const r = receipt({});
+    const small = callResultOf(r);
+    assert.equal(small.content[0]?.text, `{"content":"hello"}\nreceipt ${r.receipt_id}`);
     const big = callResultOf(receipt({ result: { content: 'x'.repeat(300 * 1024), size: 3 } }));
-    assert.match(big.content[0]?.text ?? '', /^fs\.read succeeded \(receipt \S+\); \d+ bytes of structured result: content: <307200 bytes>, size: 3$/);
+    assert.match(big.content[0]?.text ?? '', /^fs\.read succeeded \(receipt \S+\); \d+ bytes of structured result: content: <307200 bytes>, size: 3\nreceipt \S+$/);
     assert.equal((big.structuredContent as { content: string }).content.length, 300 * 1024);
   });
 
@@ -67,6 +68,10 @@ describe('receipt → MCP tool result', () => {
       error: { code: 'partial_failure', message: 'second part failed', data: {} },
       partial: { applied: ['a'], unapplied: ['b'], restored: [] },
     });
-    assert.equal(out.content[0]?.text, `fs.read failed: partial_failure: second part failed (receipt ${r.receipt_id})`);
+    // The first line is the error; the text also says which parts took effect (issue 12).
+    assert.equal(
+      out.content[0]?.text,
+      `fs.read failed: partial_failure: second part failed (receipt ${r.receipt_id})\npartial effect: applied a; not applied b; restored nothing`,
+    );
   });
 });

@@ -89,8 +89,9 @@ describe('MCP server over stdio, with a real SDK client in a child process', () 
     assert.equal(r._meta?.['toolgate/status'], 'succeeded');
     assert.equal(r._meta?.['toolgate/task_id'], TASK);
     assert.match(String(r._meta?.['toolgate/receipt_id']), /\S+/);
+    // The text is the page as a model reads it (cat -n numbered), then the receipt id (issue 12).
     const content = r.content as { type: string; text: string }[];
-    assert.deepEqual(JSON.parse(content[0]?.text ?? ''), sc);
+    assert.equal(content[0]?.text, `fs.read src/a.txt: lines 1-2 of 2 (cat -n: number, tab, line; the numbers are not part of the file):\n     1\talpha\n     2\tbeta\nreceipt ${String(r._meta?.['toolgate/receipt_id'])}`);
   });
 
   it('turns a denied path into an isError result carrying policy_denied, and reads nothing', async () => {
