@@ -26,7 +26,7 @@ function candidateLines(c: unknown, rank: number): string[] {
   const text = str(o['text']);
   if (start === undefined || end === undefined || text === undefined) return [];
   const similarity = num(o['similarity']);
-  const head = `closest region ${rank} of the file: lines ${start}-${end}${similarity === undefined ? '' : ` (similarity ${similarity})`}:`;
+  const head = `closest region ${rank} of the file: ${start === end ? `line ${start}` : `lines ${start}-${end}`}${similarity === undefined ? '' : ` (similarity ${similarity})`}:`;
   const shown = text.length > MAX_CANDIDATE_CHARS ? `${text.slice(0, MAX_CANDIDATE_CHARS)}…` : text;
   return [head, ...shown.split('\n').map((line, i) => `${String(start + i).padStart(6)}\t${line}`)];
 }
@@ -58,10 +58,12 @@ export function errorDetailLines(error: ErrorBody, tool: string): string[] {
       const at = Array.isArray(data['lines']) ? data['lines'].map(String) : [];
       return [`the old text starts at lines ${listLines(at, MAX_ITEMS).join(', ')}; include more surrounding lines to make it unique${data['overlapping'] === true ? '' : ', or set replace_all: true'}`];
     }
-    case 'already_exists':
+    case 'already_exists': {
+      const sha = str(data['sha256']);
       return tool === 'fs.write'
-        ? ['fs_write mode "create" (the default) never overwrites: use mode "replace" with expected_sha256 of the current file, or mode "create_or_replace" to write it either way.']
+        ? [`fs_write mode "create" (the default) never overwrites: use mode "replace" with expected_sha256 ${sha === undefined ? 'of the current file' : JSON.stringify(sha)}, or mode "create_or_replace" to write it either way.`]
         : [];
+    }
     case 'not_found': {
       const missing = str(data['missing']);
       const path = str(data['path']);

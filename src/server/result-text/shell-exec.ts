@@ -46,7 +46,9 @@ export function shellExecLines(r: Data): string[] {
     const a = obj(c['artifact']);
     lines.push(`collected ${String(c['path'])}: ${a !== undefined ? `artifact ${String(a['digest'])}` : `not collected (${String(c['error'])})`}`);
   }
-  const notes = Array.isArray(r['notes']) ? r['notes'].map(String) : [];
+  // The notes explain fields of the result (cgroup accounting, git); they matter to a model only
+  // when the command did not simply exit.
+  const notes = r['reason'] !== 'exited' && Array.isArray(r['notes']) ? r['notes'].map(String) : [];
   if (notes.length > 0) lines.push(...listLines(notes, 10).map((n) => `note: ${n}`));
   return lines;
 }
