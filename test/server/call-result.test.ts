@@ -75,3 +75,39 @@ describe('receipt → MCP tool result', () => {
     );
   });
 });
+
+describe('the text content is bounded (issue 12)', () => {
+  const shaping = { ...DEFAULT_RESULT_SHAPING, textCopyLimitBytes: 4096 };
+
+  it('an fs.read page larger than the text bound shows the lines that fit and where to read on', () => {
+    const content = Array.from({ length: 1000 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+    const result = { path: 'a.txt', content, binary: false, sha256: 'f'.repeat(64), size: content.length, start_line: 1, end_line: 1000, total_lines: 1000, byte_offset: 0, byte_length: content.length, revision: 'r1', truncated: false, continuation: null };
+    const out = callResultOf(receipt({ result }), shaping, { args: { path: 'a.txt' }, undoable: false });
+    const text = out.content[0]?.text ?? '';
+    assert.ok(Buffer.byteLength(text) <= 4096, `${Buffer.byteLength(text)} bytes`);
+    assert.match(text, /^fs\.read a\.txt: lines 1-1000 of 1000 \(cat -n/);
+    assert.match(text, /\n\[truncated: showing lines 1-\d+ of 1000\. To read on, call fs_read with \{"path":"a\.txt","start_line":\d+\}\]\nreceipt \S+$/);
+    assert.equal((out.structuredContent as { content: string }).content, content);
+  });
+
+  it('line_numbers: false shows the raw lines', () => {
+    const result = { path: 'a.txt', content: 'a\n\tb\n', binary: false, sha256: 'f'.repeat(64), size: 5, start_line: 1, end_line: 2, total_lines: 2, byte_offset: 0, byte_length: 5, revision: 'r1', truncated: false, continuation: null };
+    const r = receipt({ result });
+    const out = callResultOf(r, shaping, { args: { path: 'a.txt', line_numbers: false }, undoable: false });
+    assert.equal(out.content[0]?.text, `fs.read a.txt: lines 1-2 of 2:\na\n\tb\nreceipt ${r.receipt_id}`);
+  });
+
+  it('a failure with large stream previews is cut to the bound, saying where the rest is', () => {
+    const stream = { preview: 'x'.repeat(16 * 1024), bytes: 1 << 20, omitted_bytes: (1 << 20) - 16 * 1024, artifact: null };
+    const r = receipt({
+      tool: 'shell.exec',
+      status: 'failed',
+      result: { exit_code: 1, signal: null, reason: 'exited', duration_ms: 5, stdout: stream, stderr: stream, changed_paths: null, changed_paths_truncated: false, killed_after_exit: 0, collected: [], notes: [] },
+      error: { code: 'execution_failed', message: 'the command exited with 1', data: { reason: 'exited', exit_code: 1 } },
+    });
+    const text = callResultOf(r, shaping).content[0]?.text ?? '';
+    assert.ok(Buffer.byteLength(text) <= 4096, `${Buffer.byteLength(text)} bytes`);
+    assert.match(text, /^shell\.exec failed: execution_failed: the command exited with 1 \(receipt \S+\)\nexit code 1 \(reason: exited\)/);
+    assert.match(text, new RegExp(`\\[… \\d+ bytes of this text omitted; the whole result is in structuredContent and receipt ${r.receipt_id}\\]$`));
+  });
+});
