@@ -85,11 +85,12 @@ function whitespace(path: string, ix: LineIndex, index: number, e: TextEdit): Lo
   const want = splitGiven(e.old).map((l) => l.replace(/\r$/, ''));
   const key = want.map((l) => l.trim());
   const file = linesAt(ix, 1, ix.count);
+  const trimmed = file.map((l) => l.trim());
   const k = want.length;
   const at: number[] = [];
   for (let i = 0; i + k <= file.length; i++) {
     let ok = true;
-    for (let j = 0; ok && j < k; j++) ok = (file[i + j] as string).trim() === key[j];
+    for (let j = 0; ok && j < k; j++) ok = trimmed[i + j] === key[j];
     if (ok) at.push(i);
   }
   if (k === 0 || at.length === 0) refuseMiss(path, index, ix, e.old);
