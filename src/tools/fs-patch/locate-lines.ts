@@ -27,11 +27,13 @@ function parseRange(r: string): [number, number] {
 }
 
 /** Checks the binding of lines a..b (a > b: none addressed); throws precondition_failed. */
-function checkBinding(c: LineEditContext, index: number, a: number, b: number, expect: string | undefined, what: string): void {
+function checkBinding(c: LineEditContext, index: number, a: number, b: number, expect: string | undefined, how: string): void {
   const { path, ix } = c;
+  const what = `${a === b ? `line ${a}` : `lines ${a}-${b}`}${how}`;
+  const be = a === b ? 'is' : 'are';
   if (b > ix.count) {
     const current = linesAt(c.ix, Math.min(a, ix.count + 1), ix.count);
-    throw new ToolgateError('precondition_failed', `edit ${index}: ${what} is past the end of ${path}, which has ${ix.count} lines; nothing was written`, {
+    throw new ToolgateError('precondition_failed', `edit ${index}: ${what} ${be} past the end of ${path}, which has ${ix.count} lines; nothing was written`, {
       path, reason: 'line_out_of_range', edit: index, start_line: a, end_line: b, line_count: ix.count, current: current.join('\n'),
       ...(expect !== undefined ? { expected: expect } : {}),
     });
@@ -41,7 +43,7 @@ function checkBinding(c: LineEditContext, index: number, a: number, b: number, e
     if (c.boundBySha) return;
     throw new ToolgateError(
       'precondition_failed',
-      `edit ${index}: ${what} of ${path} is not bound to the file as read: give expect (the text of those lines) or the file's expected_sha256; nothing was written. The lines now:\n${numbered(current, a)}`,
+      `edit ${index}: ${what} of ${path} ${be} not bound to the file as read: give expect (the text of those lines) or the file's expected_sha256; nothing was written. The lines now:\n${numbered(current, a)}`,
       { path, reason: 'unbound_line_edit', edit: index, start_line: a, end_line: b, line_count: ix.count, current: current.join('\n') },
     );
   }
@@ -53,7 +55,7 @@ function checkBinding(c: LineEditContext, index: number, a: number, b: number, e
   const hint = near && near.similarity === 1 ? ` The expected text is now at lines ${near.start_line}-${near.end_line}.` : '';
   throw new ToolgateError(
     'precondition_failed',
-    `edit ${index}: ${what} of ${path} is not the expected text (the file changed since it was read); nothing was written.${hint} The lines now:\n${numbered(current, a)}`,
+    `edit ${index}: ${what} of ${path} ${be} not the expected text (the file changed since it was read); nothing was written.${hint} The lines now:\n${numbered(current, a)}`,
     { path, reason: 'stale_lines', edit: index, start_line: a, end_line: b, line_count: ix.count, expected: expect, current: current.join('\n'), candidates },
   );
 }
@@ -61,7 +63,7 @@ function checkBinding(c: LineEditContext, index: number, a: number, b: number, e
 export function locateRange(c: LineEditContext, index: number, e: RangeEdit): LocatedLines {
   const { ix } = c;
   const [a, b] = parseRange(e.lines);
-  checkBinding(c, index, a, b, e.expect, `lines ${a}-${b}`);
+  checkBinding(c, index, a, b, e.expect, '');
   const start = ix.starts[a - 1] as number;
   const end = ix.starts[b] as number;
   let replacement = asBlock(ix, e.new);
@@ -81,8 +83,8 @@ export function locateInsert(c: LineEditContext, index: number, e: InsertEdit): 
   // The top of a file does not move, so insert_line 0 needs no binding; an `expect` given there
   // is checked against the first lines (those the insert goes above).
   if (n === 0) {
-    if (e.expect !== undefined && e.expect !== '') checkBinding(c, index, 1, Math.min(k, Math.max(ix.count, 1)), e.expect, 'the top');
-  } else checkBinding(c, index, Math.max(1, n - k + 1), n, e.expect, `insert_line ${n}`);
+    if (e.expect !== undefined && e.expect !== '') checkBinding(c, index, 1, Math.min(k, Math.max(ix.count, 1)), e.expect, ' (the anchor of insert_line 0)');
+  } else checkBinding(c, index, Math.max(1, n - k + 1), n, e.expect, ` (the anchor of insert_line ${n})`);
   const pos = ix.starts[n] as number;
   let replacement = asBlock(ix, e.new);
   // After the last line of a file without a final newline: that line gets one, the new last line none.

@@ -46,7 +46,7 @@ void test('over MCP stdio: a line-range edit shows its diff and where it landed;
     assert.equal(stale.isError, true);
     const staleText = textOf(stale);
     assert.match(staleText, /precondition_failed/, staleText);
-    assert.match(staleText, /lines 2-2 of app\.py is not the expected text/, staleText);
+    assert.match(staleText, /line 2 of app\.py is not the expected text/, staleText);
     assert.match(staleText, / {5}2\t {4}print\("hello"\)/, staleText);
     assert.match(staleText, /receipt [0-9A-Za-z_-]+/, staleText);
     assert.equal((stale.structuredContent as { error: { data: { reason: string } } }).error.data.reason, 'stale_lines');
