@@ -49,6 +49,8 @@ export const ERROR_CODES = [
   'store_unavailable',
   // an edit that would leave the file as it is (fs.patch): refused rather than rewritten
   'no_change',
+  // two fs.patch edits of one file touch the same text of the original
+  'overlapping_edits',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

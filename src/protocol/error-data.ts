@@ -240,7 +240,7 @@ export interface ErrorDataByCode {
    */
   already_exists: PathData;
   /**
-   * An `expected_sha256` no longer matches, the object changed between authorization and use (`reason`), or an approval can no longer be decided.
+   * An `expected_sha256` no longer matches, the object changed between authorization and use (`reason`), an approval can no longer be decided, or an fs.patch line edit is stale or unbound (`stale_lines`, `unbound_line_edit`, `line_out_of_range`: `current` is the lines there now).
    * @stage execute
    * @status failed
    */
@@ -251,7 +251,17 @@ export interface ErrorDataByCode {
         readonly actual_sha256?: string;
         readonly errno?: string;
       })
-    | { readonly approval_id: string; readonly status: string; readonly expires_at: string };
+    | { readonly approval_id: string; readonly status: string; readonly expires_at: string }
+    | (PathData & {
+        readonly reason: 'stale_lines' | 'unbound_line_edit' | 'line_out_of_range';
+        readonly edit: number;
+        readonly start_line: number;
+        readonly end_line: number;
+        readonly line_count: number;
+        readonly expected?: string;
+        readonly current: string;
+        readonly candidates?: readonly unknown[];
+      });
   /**
    * An edit's `old` text (or a hunk) is not in the file; `candidates` are the closest places.
    * @stage execute
@@ -318,6 +328,12 @@ export interface ErrorDataByCode {
    * @status failed
    */
   no_change: PathData & { readonly edit?: number };
+  /**
+   * Two fs.patch edits of one file touch the same text of the original (edits are placed in the original, so their order would decide the result); nothing is written.
+   * @stage execute
+   * @status failed
+   */
+  overlapping_edits: PathData & { readonly edits: readonly [number, number]; readonly lines: readonly [readonly [number, number], readonly [number, number]] };
 }
 
 /** Plain JSON data carried by an error whose code is not known statically (a receipt read back, a re-wrapped body). */

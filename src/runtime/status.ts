@@ -43,6 +43,7 @@ export function statusOf(code: ErrorCode): CallStatus {
     case 'internal_error':
     case 'store_unavailable':
     case 'no_change':
+    case 'overlapping_edits':
       return 'failed';
   }
 }

@@ -1,91 +1,75 @@
-// Structured edits: each `old` text must occur exactly once in the file as it stands after the
-// previous edits (or any number of times with replace_all). Nothing is written on a miss.
+// Structured edits of one file. Every edit is placed in the ORIGINAL text first (by its text,
+// its line range or its insert line), then all are applied at once, so the result does not
+// depend on their order: two edits that touch the same original text are overlapping_edits,
+// and nothing is written on any refusal.
 import { ToolgateError } from '../../protocol/index.js';
-import { closestCandidates, toLines } from './text.js';
+import type { AppliedEdit, Edit, Span } from './edits.js';
+import { indexLines, lineOf, type LineIndex } from './line-index.js';
+import { locateInsert, locateRange } from './locate-lines.js';
+import { locateText } from './locate-text.js';
 
-export interface Edit {
-  readonly old: string;
-  readonly new: string;
-  readonly replace_all?: boolean | undefined;
+export type { Edit } from './edits.js';
+
+export interface EditOptions {
+  /** The file uses CRLF: inserted lines get CRLF, LF-written old text matches. */
+  readonly crlf: boolean;
+  /** expected_sha256 was given and matched: line edits need no `expect`. */
+  readonly boundBySha: boolean;
 }
 
-/**
- * Offsets of every occurrence, overlapping ones included: in three `x = 1` lines the text
- * "x = 1\nx = 1\n" occurs twice (at lines 1 and 2), which is ambiguous, not one match.
- */
-function occurrences(text: string, needle: string): number[] {
-  const at: number[] = [];
-  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + 1)) at.push(i);
-  return at;
+/** The original lines a span covers, for an overlap report (an insert is the line it follows). */
+function linesOfSpan(ix: LineIndex, s: Span): [number, number] {
+  if (s.start === s.end) return [s.start === 0 ? 0 : lineOf(ix, s.start - 1), s.start === 0 ? 0 : lineOf(ix, s.start - 1)];
+  return [lineOf(ix, s.start), lineOf(ix, s.end - 1)];
 }
 
-/** True when two of the (ascending) occurrences share characters: replace_all would depend on scan order. */
-function overlapping(at: readonly number[], length: number): boolean {
-  return at.some((o, i) => i > 0 && o < (at[i - 1] as number) + length);
-}
-
-/** 1-based line of each (ascending) offset, in one pass. */
-function linesOf(text: string, offsets: readonly number[]): number[] {
-  const out: number[] = [];
-  let line = 1;
-  let pos = 0;
-  for (const o of offsets) {
-    for (let i = text.indexOf('\n', pos); i !== -1 && i < o; i = text.indexOf('\n', i + 1)) {
-      line++;
-      pos = i + 1;
-    }
-    out.push(line);
+function refuseOverlaps(path: string, ix: LineIndex, spans: Span[]): void {
+  const sorted = [...spans].sort((a, b) => a.start - b.start || a.end - a.start - (b.end - b.start) || a.edit - b.edit);
+  for (let i = 1; i < sorted.length; i++) {
+    const p = sorted[i - 1] as Span;
+    const q = sorted[i] as Span;
+    const clash = q.start < p.end || (q.start === p.start && p.start === p.end && q.start === q.end);
+    if (!clash) continue;
+    const [x, y] = p.edit <= q.edit ? [p, q] : [q, p];
+    const lx = linesOfSpan(ix, x);
+    const ly = linesOfSpan(ix, y);
+    throw new ToolgateError(
+      'overlapping_edits',
+      `edits ${x.edit} and ${y.edit} of ${path} touch the same text (lines ${lx[0]}-${lx[1]} and ${ly[0]}-${ly[1]} of the file as read); every edit refers to the original text, so merge them into one edit`,
+      { path, edits: [x.edit, y.edit], lines: [lx, ly] },
+    );
   }
-  return out;
 }
 
-const toCrlf = (s: string): string => s.replace(/\r?\n/g, '\r\n');
-
-export function applyEdits(path: string, original: string, edits: readonly Edit[], crlf: boolean): { text: string; replacements: number } {
-  let text = original;
-  let replacements = 0;
-  edits.forEach((edit, index) => {
-    let { old, new: neu } = edit;
-    if (old === neu) {
-      throw new ToolgateError('no_change', `edit ${index + 1}: the old and new text are the same; nothing to change in ${path}`, { path, edit: index + 1 });
+export function applyEdits(path: string, original: string, edits: readonly Edit[], opts: EditOptions): { text: string; applied: AppliedEdit[] } {
+  const ix = indexLines(original, opts.crlf);
+  const spans: Span[] = [];
+  const applied: AppliedEdit[] = [];
+  let trimFinalEol = false;
+  edits.forEach((e, i) => {
+    const index = i + 1;
+    if ('old' in e) {
+      const t = locateText(path, ix, index, e);
+      spans.push(...t.spans);
+      applied.push(t.applied);
+      return;
     }
-    let at = occurrences(text, old);
-    // An edit written with LF endings against a CRLF file means the same lines.
-    if (at.length === 0 && crlf && old.includes('\n')) {
-      const o = toCrlf(old);
-      const hits = occurrences(text, o);
-      if (hits.length > 0) {
-        old = o;
-        neu = toCrlf(neu);
-        at = hits;
-      }
-    }
-    if (at.length === 0) {
-      throw new ToolgateError('no_match', `edit ${index + 1}: the old text was not found in ${path}`, {
-        path,
-        edit: index + 1,
-        candidates: closestCandidates(toLines(text).lines, toLines(old).lines),
-      });
-    }
-    const overlaps = overlapping(at, old.length);
-    if (at.length > 1 && (edit.replace_all !== true || overlaps)) {
-      const how = overlaps ? ', overlapping,' : '';
-      throw new ToolgateError('ambiguous_match', `edit ${index + 1}: the old text occurs ${at.length} times${how} in ${path}; add context${overlaps ? '' : ' or set replace_all'}`, {
-        path,
-        edit: index + 1,
-        lines: linesOf(text, at),
-        overlapping: overlaps,
-      });
-    }
-    const parts: string[] = [];
-    let prev = 0;
-    for (const o of at) {
-      parts.push(text.slice(prev, o), neu);
-      prev = o + old.length;
-    }
-    parts.push(text.slice(prev));
-    text = parts.join('');
-    replacements += at.length;
+    const c = { path, ix, boundBySha: opts.boundBySha };
+    const l = 'lines' in e ? locateRange(c, index, e) : locateInsert(c, index, e);
+    spans.push(l.span);
+    applied.push(l.applied);
+    trimFinalEol ||= l.trimFinalEol;
   });
-  return { text, replacements };
+  refuseOverlaps(path, ix, spans);
+  spans.sort((a, b) => a.start - b.start || a.end - b.end);
+  const parts: string[] = [];
+  let prev = 0;
+  for (const s of spans) {
+    parts.push(original.slice(prev, s.start), s.replacement);
+    prev = s.end;
+  }
+  parts.push(original.slice(prev));
+  let text = parts.join('');
+  if (trimFinalEol && text.endsWith('\n')) text = text.slice(0, text.endsWith('\r\n') ? -2 : -1);
+  return { text, applied };
 }

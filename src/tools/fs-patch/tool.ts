@@ -14,6 +14,7 @@ import {
   type WriteTarget,
 } from '../../resources/index.js';
 import { applyEdits } from './apply.js';
+import { appliedEdit, edit, type AppliedEdit, type Edit } from './edits.js';
 import { diffHunks, formatDiff, type FileDiff } from './diff.js';
 import { applyHunks } from './hunks.js';
 import { parseUnifiedDiff, type FilePatch } from './parse.js';
@@ -24,7 +25,6 @@ export const FS_PATCH_MAX_FILES = 200;
 export const FS_PATCH_MAX_FILE_BYTES = 8 * 1024 * 1024;
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'lowercase hex sha256');
 
-const edit = z.strictObject({ old: z.string().min(1), new: z.string(), replace_all: z.boolean().optional() });
 const fileEdits = z.strictObject({
   path: z.string().min(1),
   expected_sha256: sha256.optional(),
@@ -40,13 +40,22 @@ export const fsPatchArgs = z
 export type FsPatchArgs = z.infer<typeof fsPatchArgs>;
 
 export const fsPatchResult = z.strictObject({
-  files: z.array(z.strictObject({ path: z.string(), status: z.enum(['modified', 'created', 'deleted']), sha256: z.string().nullable(), hunks: z.number().int() })),
+  files: z.array(
+    z.strictObject({
+      path: z.string(),
+      status: z.enum(['modified', 'created', 'deleted']),
+      sha256: z.string().nullable(),
+      hunks: z.number().int(),
+      /** Structured edits: where each landed in the file as read (and what a whitespace match matched). */
+      edits: z.array(appliedEdit).optional(),
+    }),
+  ),
   diff: z.string(),
   revision: z.string(),
 });
 export type FsPatchResult = z.infer<typeof fsPatchResult>;
 
-type Change = { readonly kind: 'edits'; readonly edits: z.infer<typeof edit>[]; readonly expected_sha256: string | undefined } | { readonly kind: 'diff'; readonly patch: FilePatch };
+type Change = { readonly kind: 'edits'; readonly edits: Edit[]; readonly expected_sha256: string | undefined } | { readonly kind: 'diff'; readonly patch: FilePatch };
 
 interface PreparedFile {
   readonly target: WriteTarget;
@@ -68,8 +77,14 @@ function refuseNoChange(path: string, cur: FileBytes | null, after: Uint8Array, 
   }
 }
 
+interface FilePlan {
+  readonly after: FileBytes | null;
+  readonly diff: FileDiff;
+  readonly edits?: AppliedEdit[];
+}
+
 /** Checks one file and computes its new content; throws the typed domain error on a miss. */
-function plan(f: PreparedFile, opened: OpenedTarget | null): { after: FileBytes | null; diff: FileDiff } {
+function plan(f: PreparedFile, opened: OpenedTarget | null): FilePlan {
   const path = f.target.path;
   const cur = opened?.current ?? null;
   const { change } = f;
@@ -83,13 +98,15 @@ function plan(f: PreparedFile, opened: OpenedTarget | null): { after: FileBytes 
       throw new ToolgateError('precondition_failed', `${path} does not have the expected sha256`, { path, reason: 'stale_sha256', expected_sha256: change.expected_sha256, actual_sha256: sha256Hex(cur.data) });
     }
     const text = fromLines(before);
-    const { text: next } = applyEdits(path, text, change.edits, cur ? usesCrlf(cur.data) : false);
+    const { text: next, applied } = applyEdits(path, text, change.edits, { crlf: cur ? usesCrlf(cur.data) : false, boundBySha: change.expected_sha256 !== undefined });
     const afterLines = toLines(next);
     const bytes = Buffer.from(next, 'utf8');
     refuseNoChange(path, cur, bytes, oldMode ?? 0o644);
     return {
       after: { data: bytes, mode: oldMode ?? 0o644, ...(cur?.uid !== undefined && cur.gid !== undefined ? { uid: cur.uid, gid: cur.gid } : {}) },
       diff: { path, status: 'modified', oldMode, newMode: oldMode, hunks: diffHunks(before, afterLines) },
+      // Exact edits are placed where the diff shows; the new kinds say where they landed and what they matched.
+      ...(applied.some((x) => x.match !== 'exact') ? { edits: applied } : {}),
     };
   }
   const { after, hunks } = applyHunks(path, before, change.patch.hunks);
@@ -114,7 +131,7 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
     module: import.meta.url,
     version: '1.0.0',
     description:
-      'Change several files at once, all or nothing: either files:[{path, expected_sha256?, edits:[{old, new, replace_all?}]}] (each old text must occur exactly once, else no_match / ambiguous_match) or unified_diff (as git diff prints it). Every file is checked before any is written; a failure restores the earlier files. Returns the unified diff and the new revision.',
+      'Change several files at once, all or nothing: either files:[{path, expected_sha256?, edits:[...]}] or unified_diff (as git diff prints it). An edit is {old, new, replace_all?, match?: "exact"|"whitespace"} (old must occur exactly once, else no_match / ambiguous_match; whitespace matches whole lines ignoring indentation and trailing spaces), {lines: "a:b", new, expect?} (replace lines a..b, 1-based inclusive) or {insert_line: n, new, expect?} (insert after line n, 0 = top). Line edits need expect (the text of those lines as read) or the file\'s expected_sha256, else precondition_failed with the current lines. All edits of a file refer to the file as read (line numbers are never shifted by earlier edits); overlapping edits are refused. Every file is checked before any is written; a failure restores the earlier files. Returns the unified diff, where each edit landed, and the new revision.',
     owner: 'toolgate',
     effect_class: 'write',
     reversible: true,
@@ -147,7 +164,7 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
         const opened: (OpenedTarget | null)[] = [];
         try {
           // Check every file before anything is written.
-          const plans: { after: FileBytes | null; diff: FileDiff }[] = [];
+          const plans: FilePlan[] = [];
           for (const f of ctx.prepared) {
             let o: OpenedTarget | null = null;
             try {
@@ -181,7 +198,13 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
           return {
             status: 'succeeded',
             result: {
-              files: plans.map((p) => ({ path: p.diff.path, status: p.diff.status, sha256: p.after ? sha256Hex(p.after.data) : null, hunks: p.diff.hunks.length })),
+              files: plans.map((p) => ({
+                path: p.diff.path,
+                status: p.diff.status,
+                sha256: p.after ? sha256Hex(p.after.data) : null,
+                hunks: p.diff.hunks.length,
+                ...(p.edits ? { edits: p.edits } : {}),
+              })),
               diff: formatDiff(diffs),
               revision: done.revision,
             },
