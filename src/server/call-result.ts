@@ -72,9 +72,13 @@ export function callResultOf(r: Receipt, shaping: ResultShaping = DEFAULT_RESULT
     const bytes = Buffer.byteLength(json);
     if (bytes > shaping.maxResultBytes) return withheld(r, bytes, shaping.maxResultBytes);
     const spilled = r.result['inline'] === false && typeof r.result['artifact'] === 'string';
+    // A result that carries its own rendering (a top-level string `text`, e.g. fs.list's tree) is read as that text.
+    const own = typeof r.result['text'] === 'string' && Buffer.byteLength(r.result['text']) <= shaping.textCopyLimitBytes ? r.result['text'] : null;
     const text = spilled
       ? `${r.tool} ${r.status}; the result (${String(r.result['bytes'])} bytes) was too large to send and is stored as artifact ${String(r.result['artifact'])} (receipt ${r.receipt_id}); ask for a smaller page`
-      : bytes <= shaping.textCopyLimitBytes
+      : own !== null
+        ? `${own}\n(${r.tool} ${r.status}, receipt ${r.receipt_id})`
+        : bytes <= shaping.textCopyLimitBytes
         ? json
         : summaryOf(r.result, bytes, r);
     return { content: [{ type: 'text', text }], structuredContent: r.result, _meta: metaOf(r) };
