@@ -33,7 +33,7 @@ function omittedText(o: OmittedCounts): string {
 }
 
 export function renderListing(r: Omit<FsListResult, 'text'>): string {
-  const head = `${r.path === '.' ? './' : `${r.path}/`}  (${r.entries.length} entries, depth ${r.depth}${omittedText(r.omitted)})`;
+  const head = `${r.path === '.' ? './' : `${r.path}/`}  (${r.entries.length} ${r.entries.length === 1 ? 'entry' : 'entries'}, depth ${r.depth}${omittedText(r.omitted)})`;
   const lines = [head, ...r.entries.map(lineOf)];
   if (r.entries.length === 0) lines.push('  (empty)');
   if (r.truncated) {
