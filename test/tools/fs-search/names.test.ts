@@ -70,6 +70,8 @@ before(async () => {
   for (const p of NEAR_NAMES) write(root, p, `# ${p}\n`);
   write(root, 'py/loader.py', PY);
   write(root, 'ts/store.ts', TS);
+  write(root, 'go/server.go', ['package main', 'type Server struct{}', 'func (s *Server) Serve() {', '}', 'func Serve() {}', ''].join('\n'));
+  write(root, 'rs/parser.rs', ['pub struct Parser;', 'impl<T> Parser {', '    pub fn parse(&self) {', '    }', '}', 'fn parse() {}', ''].join('\n'));
   git(root, 'init', '-q');
   h = await harness(root);
 });
@@ -143,6 +145,15 @@ describe('fs.search symbol mode with containers', () => {
     assert.deepEqual(r.matches?.map(sym), ['ts/store.ts:2-4 method ConfigStore']);
     const ns = await search({ mode: 'symbol', query: 'Outer.Store.load' });
     assert.deepEqual(ns.matches?.map(sym), ['ts/store.ts:12-14 method Outer.Store']);
+  });
+
+  it("Go: a method's receiver type is its container; Rust: an impl's type, with . or ::", async () => {
+    const go = await search({ mode: 'symbol', query: 'Server.Serve' });
+    assert.deepEqual(go.matches?.map(sym), ['go/server.go:3-4 method Server']);
+    for (const query of ['Parser.parse', 'Parser::parse']) {
+      const rs = await search({ mode: 'symbol', query });
+      assert.deepEqual(rs.matches?.map(sym), ['rs/parser.rs:3-4 method Parser'], query);
+    }
   });
 
   it('a bare name still finds every definition, each with its container (none at top level)', async () => {
