@@ -79,8 +79,8 @@ export function callResultOf(r: Receipt, shaping: ResultShaping = DEFAULT_RESULT
       : own !== null
         ? `${own}\n(${r.tool} ${r.status}, receipt ${r.receipt_id})`
         : bytes <= shaping.textCopyLimitBytes
-        ? json
-        : summaryOf(r.result, bytes, r);
+          ? json
+          : summaryOf(r.result, bytes, r);
     return { content: [{ type: 'text', text }], structuredContent: r.result, _meta: metaOf(r) };
   }
   // A non-succeeded receipt (or a success without an object result, which the schema cannot carry).
