@@ -3,6 +3,7 @@
 import { anyTool, type AnyTool } from '../registry/index.js';
 import { createFsRead } from './fs-read/tool.js';
 import { createFsSearch } from './fs-search/tool.js';
+import { createFsList } from './fs-list/tool.js';
 import { createFsWrite } from './fs-write/tool.js';
 import { createFsPatch } from './fs-patch/tool.js';
 import { createFsDelete } from './fs-delete/tool.js';
@@ -17,6 +18,7 @@ export function builtinTools(): AnyTool[] {
   const tools = [
     anyTool(createFsRead()),
     anyTool(createFsSearch()),
+    anyTool(createFsList()),
     anyTool(createFsWrite()),
     anyTool(createFsPatch()),
     anyTool(createFsDelete()),

@@ -42,6 +42,8 @@ describe(`every built-in tool, one call through the built CLI (Node ${process.ve
       assert.match(JSON.stringify(literal.result), /src\/load\.ts/);
       const symbol = call('fs.search', { mode: 'symbol', query: 'loadConfig' });
       assert.match(JSON.stringify(symbol.result), /src\/load\.ts/);
+      const listed = call('fs.list', { path: 'src' });
+      assert.equal(listed.result?.['text'], 'src/  (1 entry, depth 2)\n  load.ts  60 B');
 
       const written = call('fs.write', { path: 'notes.md', content: 'one\n', mode: 'create' });
       call('fs.patch', { files: [{ path: 'notes.md', edits: [{ old: 'one\n', new: 'two\n' }] }] });

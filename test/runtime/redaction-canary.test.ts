@@ -145,7 +145,7 @@ test('fresh canaries planted in env, files, pages, output, errors and paths appe
     // Search: content lines and file names.
     const searches = [
       await r.rt.call(call(task, 'fs.search', { query: 'password', mode: 'literal', context_lines: 3 })),
-      await r.rt.call(call(task, 'fs.search', { query: 'AKIA', mode: 'filename' })),
+      await r.rt.call(call(task, 'fs.search', { query: 'AKIA', mode: 'filename', filename_match: 'substring' })),
       await r.rt.call(call(task, 'fs.search', { query: 'ghp_', mode: 'literal' })),
     ];
     for (const s of searches) {

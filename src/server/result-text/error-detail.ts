@@ -119,5 +119,9 @@ export function errorDetailLines(error: ErrorBody, tool: string): string[] {
     case 'store_unavailable':
     case 'no_change':
       return [];
+    case 'overlapping_edits': {
+      const lines = Array.isArray(data['lines']) ? data['lines'].map((l) => (Array.isArray(l) ? `${String(l[0])}-${String(l[1])}` : String(l))) : [];
+      return [`edits ${Array.isArray(data['edits']) ? data['edits'].map(String).join(' and ') : ''} touch the same original lines${lines.length > 0 ? ` (${lines.join(' and ')})` : ''}: every edit refers to the file as read, so merge them into one edit`];
+    }
   }
 }

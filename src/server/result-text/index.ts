@@ -32,6 +32,8 @@ export function successText(r: Receipt, result: Data, json: string, summary: () 
   let body: string;
   if (r.tool === 'fs.read' && isFsReadResult(result)) body = fsReadText(result, ctx.args, room);
   else if (r.tool === 'shell.exec' && isShellResult(result)) body = `shell.exec succeeded: ${shellExecLines(result).join('\n')}`;
+  // A result that carries its own rendering (a top-level string `text`, e.g. fs.list's tree) is read as that text.
+  else if (typeof result['text'] === 'string') body = result['text'];
   else body = Buffer.byteLength(json) <= room ? json : summary();
   return `${boundedText(body, room, r.receipt_id)}\n${tail}`;
 }

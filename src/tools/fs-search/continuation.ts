@@ -36,6 +36,7 @@ export function queryDigest(a: FsSearchArgs): string {
   return digestOf({
     mode: a.mode,
     query: a.query,
+    ...(a.mode === 'filename' ? { filename_match: a.filename_match } : {}),
     output: a.output,
     include: a.include ?? [],
     exclude: a.exclude ?? [],

@@ -80,6 +80,7 @@ export class PageBuilder {
       text: cutLine(h.text, h.column - 1),
       ...(h.end_line !== undefined ? { end_line: h.end_line } : {}),
       ...(h.kind !== undefined ? { kind: h.kind } : {}),
+      ...(h.container !== undefined ? { container: h.container } : {}),
     };
     if (this.#contextLines === 0 || h.line < 1) return m;
     const lines = context.lines(path) ?? [];

@@ -15,7 +15,7 @@ import { PageBuilder } from './page.js';
 import { resumeIndex } from './order.js';
 import type { FsSearchArgs, FsSearchResult, SkippedCounts, StructuralLanguage } from './schema.js';
 import type { ContentEngine, FileHits, SearchAnswer } from './engines/types.js';
-import { findDefinitions, findStructural } from './engines/ast-search.js';
+import { findDefinitions, findStructural, parseSymbolQuery } from './engines/ast-search.js';
 import { languageOf } from './engines/ast-languages.js';
 
 export interface SearchPrepared {
@@ -132,11 +132,13 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
           engine = await deps.engine();
           engineName = `ast-grep+${engine.name}`;
           const sources = files.slice(from).filter((p) => languageOf(p) !== null);
-          const q = { kind: 'literal', pattern: a.query, caseSensitive: a.case_sensitive, want: 'paths' } as const;
+          const symbol = parseSymbolQuery(a.query);
+          if (symbol === null) throw new ToolgateError('invalid_arguments', 'a symbol query is a name or Class.method', { faults: [{ pointer: '/query', message: 'not a symbol name' }] });
+          const q = { kind: 'literal', pattern: symbol.name, caseSensitive: a.case_sensitive, want: 'paths' } as const;
           for (const batch of new Batches(pageDeadline, progress).over(sources, 0, fullScan)) {
             // Only files that contain the name are parsed.
             const holding = (await engine.search(batch, q, reader, signal)).found.map((f) => f.path);
-            const found = await findDefinitions(holding, a.query, a.case_sensitive, reader, signal);
+            const found = await findDefinitions(holding, symbol, a.case_sensitive, reader, signal);
             if (!take(found, true)) break;
             page.scannedThrough(batch[batch.length - 1] as string);
           }

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 
 export const SEARCH_MODES = ['literal', 'regex', 'filename', 'symbol', 'structural'] as const;
+export const FILENAME_MATCHES = ['name', 'substring'] as const;
 export const SEARCH_OUTPUTS = ['matches', 'count_only', 'paths_only'] as const;
 export const STRUCTURAL_LANGUAGES = ['typescript', 'tsx', 'javascript', 'python', 'go', 'rust'] as const;
 export const TRUNCATION_REASONS = ['max_results', 'max_bytes', 'timeout'] as const;
@@ -22,7 +23,11 @@ const glob = z.string().min(1).max(1024);
 
 export const fsSearchArgs = z.strictObject({
   mode: z.enum(SEARCH_MODES).default('literal'),
-  query: z.string().min(1).max(MAX_QUERY_BYTES).describe('Text, regex (ripgrep syntax), file name glob or substring, symbol name, or ast-grep pattern'),
+  query: z.string().min(1).max(MAX_QUERY_BYTES).describe('Text, regex (ripgrep syntax), file name or glob (like find -name), symbol name (name or Class.method), or ast-grep pattern'),
+  filename_match: z
+    .enum(FILENAME_MATCHES)
+    .default('name')
+    .describe('filename mode: `name` (default) is an exact file name or a glob on it, like find -name; `substring` matches any part of the path'),
   output: z.enum(SEARCH_OUTPUTS).default('matches'),
   include: z.array(glob).max(64).optional().describe('Only paths matching one of these globs'),
   exclude: z.array(glob).max(64).optional().describe('No paths matching any of these globs'),
@@ -53,10 +58,15 @@ export const matchSchema = z.strictObject({
   /** 1-based UTF-8 byte column just past the match end. */
   end_column: z.number().int(),
   text: z.string(),
-  /** structural mode: the line a match spanning lines ends on (`end_column` is on it; `text` is the first line). */
+  /**
+   * structural mode: the line a match spanning lines ends on (`end_column` is on it; `text` is
+   * the first line). symbol mode: the last line of the definition (columns are the name's).
+   */
   end_line: z.number().int().optional(),
   /** symbol mode: what the definition is (function, class, method, …). */
   kind: z.string().optional(),
+  /** symbol mode: the enclosing definitions, outermost first, joined with `.`; absent at top level. */
+  container: z.string().optional(),
   context: contextSchema.optional(),
 });
 export type SearchMatch = z.infer<typeof matchSchema>;

@@ -3,7 +3,7 @@ import { defineTool, type ToolDefinition } from '../../registry/index.js';
 import { runChild } from '../../resources/index.js';
 import { JavaScriptEngine } from './engines/javascript.js';
 import { RipgrepEngine } from './engines/ripgrep.js';
-import { structuralLanguages } from './engines/ast-search.js';
+import { parseSymbolQuery, structuralLanguages } from './engines/ast-search.js';
 import type { ContentEngine } from './engines/types.js';
 import { runSearch, type SearchPrepared } from './run-search.js';
 import { ContentClassCache } from './content-class.js';
@@ -20,7 +20,6 @@ export interface FsSearchOptions {
 }
 
 const VALIDATE_TIMEOUT_MS = 5_000;
-const IDENTIFIER = /^[\p{L}\p{Nl}_$][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}$]*$/u;
 
 function invalidQuery(message: string): ToolgateError {
   return new ToolgateError('invalid_arguments', message, { faults: [{ pointer: '/query', message }] });
@@ -50,7 +49,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
     module: import.meta.url,
     version: '1.0.0',
     description:
-      'Search the workspace: literal text, regex (ripgrep syntax), file names (glob or substring), symbol definitions by name (TypeScript/JavaScript, Python, Go, Rust) or structural ast-grep patterns. Honours .gitignore; skips binary, generated and secret files and counts them. Results are ordered by path (UTF-8 bytes), line, column and paged with a continuation token.',
+      'Search the workspace: literal text, regex (ripgrep syntax), file names (an exact name or a glob on the name, like find -name; filename_match: substring for any part of the path), symbol definitions by name or Class.method (TypeScript/JavaScript, Python, Go, Rust; with the container and end line) or structural ast-grep patterns. Honours .gitignore; skips binary, generated and secret files and counts them. Results are ordered by path (UTF-8 bytes), line, column and paged with a continuation token.',
     owner: 'toolgate',
     effect_class: 'read',
     reversible: true,
@@ -82,7 +81,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
         case 'filename':
           break;
         case 'symbol':
-          if (!IDENTIFIER.test(args.query)) throw invalidQuery('a symbol query is one identifier, e.g. parseConfig');
+          if (parseSymbolQuery(args.query) === null) throw invalidQuery('a symbol query is a name (parseConfig) or a name inside its containers (ConfigStore.load, Outer.Inner.method, Parser::parse)');
           break;
         case 'structural':
           languages = structuralLanguages(args.query, args.language);

@@ -50,7 +50,7 @@ describe('fs.search and the temp files a crash leaves behind', () => {
           { query: MARK, include_ignored: true, include_generated: true },
           { query: MARK, output: 'count_only' },
           { mode: 'regex', query: 'crash-left', output: 'paths_only' },
-          { mode: 'filename', query: '.tg-' },
+          { mode: 'filename', query: '.tg-', filename_match: 'substring' },
           { mode: 'filename', query: '*.ts', include_ignored: true },
           { mode: 'symbol', query: 'x' },
           { mode: 'structural', query: 'export const $X = $Y', language: 'typescript' },

@@ -100,6 +100,6 @@ export async function harness(root: string, tools?: AnyTool[], grant?: TaskGrant
  */
 export async function warmList(h: Harness): Promise<void> {
   await sleep(RACY_MARGIN_MS + 200);
-  const r = await h.call({ mode: 'filename', query: 'warm-up-list', timeout_ms: 120_000 });
+  const r = await h.call({ mode: 'filename', query: 'warm-up-list', filename_match: 'substring', timeout_ms: 120_000 });
   if (r.status !== 'succeeded') throw new Error(`warming the list failed: ${JSON.stringify(r.error)}`);
 }

@@ -142,9 +142,9 @@ describe('fs.search modes on a real git repository', () => {
   it('filename mode matches a glob against the file name, or a substring of the path', async () => {
     const g = await search({ mode: 'filename', query: '*.py' });
     assert.deepEqual(g.matches?.map(at), ['src/b.py:0:5-9']);
-    const s = await search({ mode: 'filename', query: 'lib', output: 'paths_only' });
+    const s = await search({ mode: 'filename', query: 'lib', filename_match: 'substring', output: 'paths_only' });
     assert.deepEqual(s.paths, ['lib-extra.js', 'lib.js', 'lib/x.js']);
-    const secret = await search({ mode: 'filename', query: 'env', output: 'paths_only' });
+    const secret = await search({ mode: 'filename', query: 'env', filename_match: 'substring', output: 'paths_only' });
     assert.deepEqual(secret.paths, []);
   });
 
@@ -204,7 +204,7 @@ describe('fs.search modes on a real git repository', () => {
     for (const p of r.paths ?? []) {
       assert.ok(!p.startsWith('/') && !p.startsWith('etc-link') && !p.startsWith('a-link'), p);
     }
-    const f = await search({ mode: 'filename', query: 'passwd', output: 'paths_only' });
+    const f = await search({ mode: 'filename', query: 'passwd', filename_match: 'substring', output: 'paths_only' });
     assert.deepEqual(f.paths, []);
   });
 });

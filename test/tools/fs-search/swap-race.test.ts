@@ -100,7 +100,7 @@ async function race(link: 'absolute' | 'relative', mode: 'literal' | 'filename')
     const worker = async (): Promise<void> => {
       while (issued < SEARCHES && Date.now() - started < LOOP_BUDGET_MS) {
         issued++;
-        const r = await h.call(mode === 'literal' ? { query: 'needle' } : { mode: 'filename', query: '.txt' });
+        const r = await h.call(mode === 'literal' ? { query: 'needle' } : { mode: 'filename', query: '.txt', filename_match: 'substring' });
         t.searches++;
         const res = r.result as FsSearchResult | null;
         const rows = mode === 'literal' ? (res?.matches ?? []).map((m) => `${m.path}:${m.text}`) : (res?.matches ?? []).map((m) => m.path);

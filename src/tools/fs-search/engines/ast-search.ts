@@ -146,9 +146,74 @@ async function forEachSource(
   return out;
 }
 
-/** Definitions named exactly `name` (case-sensitive unless told otherwise). */
-export function findDefinitions(files: readonly string[], name: string, caseSensitive: boolean, reader: FileReader, signal: AbortSignal): Promise<FileHits[]> {
+/** A symbol query: the name, and the names of the definitions it must be inside (outermost first). */
+export interface SymbolQuery {
+  readonly name: string;
+  readonly containers: readonly string[];
+}
+
+const IDENTIFIER = /^[\p{L}\p{Nl}_$][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}$]*$/u;
+
+/** `parseConfig`, `ConfigStore.load`, `Outer.Inner.method` or Rust's `Parser::parse`; null when it is none of those. */
+export function parseSymbolQuery(query: string): SymbolQuery | null {
+  const parts = query.split(/\.|::/);
+  if (!parts.every((p) => IDENTIFIER.test(p))) return null;
+  return { name: parts[parts.length - 1] as string, containers: parts.slice(0, -1) };
+}
+
+/** Definitions that contain others, per language; their name is the `name` field unless `containerName` says otherwise. */
+const CONTAINERS: Readonly<Record<AstLanguage, ReadonlySet<string>>> = {
+  typescript: new Set(['class_declaration', 'abstract_class_declaration', 'class', 'interface_declaration', 'internal_module', 'function_declaration', 'generator_function_declaration', 'method_definition', 'variable_declarator']),
+  tsx: new Set(['class_declaration', 'abstract_class_declaration', 'class', 'interface_declaration', 'internal_module', 'function_declaration', 'generator_function_declaration', 'method_definition', 'variable_declarator']),
+  javascript: new Set(['class_declaration', 'class', 'function_declaration', 'generator_function_declaration', 'method_definition', 'variable_declarator']),
+  python: new Set(['class_definition', 'function_definition']),
+  go: new Set(['function_declaration', 'method_declaration']),
+  rust: new Set(['impl_item', 'trait_item', 'mod_item', 'function_item']),
+};
+
+/** The type a Rust `impl` is for, or a Go method's receiver type, without pointers, generics or paths. */
+function typeNameIn(node: SgNode | null): string | null {
+  if (node === null) return null;
+  if (node.kind() === 'type_identifier') return node.text();
+  return node.find({ rule: { kind: 'type_identifier' } })?.text() ?? null;
+}
+
+function containerName(node: SgNode): string | null {
+  if (node.kind() === 'impl_item') return typeNameIn(node.field('type'));
+  return node.field('name')?.text() ?? null;
+}
+
+/** The names of the definitions around `node`, outermost first (a Go method's receiver type counts as its container). */
+function containersOf(lang: AstLanguage, node: SgNode): string[] {
+  const out: string[] = [];
+  const kinds = CONTAINERS[lang];
+  for (let p = node.parent(); p; p = p.parent()) {
+    if (!kinds.has(String(p.kind()))) continue;
+    const name = containerName(p);
+    if (name !== null) out.push(name);
+  }
+  if (lang === 'go' && node.kind() === 'method_declaration') {
+    const receiver = typeNameIn(node.field('receiver'));
+    if (receiver !== null) out.push(receiver);
+  }
+  return out.reverse();
+}
+
+/** Whether `wanted` (outermost first) names the innermost containers of `found`. */
+function endsWith(found: readonly string[], wanted: readonly string[], caseSensitive: boolean): boolean {
+  if (wanted.length > found.length) return false;
+  const offset = found.length - wanted.length;
+  return wanted.every((w, i) => (caseSensitive ? found[offset + i] === w : (found[offset + i] as string).toLowerCase() === w.toLowerCase()));
+}
+
+/**
+ * Definitions named exactly `query.name` (case-sensitive unless told otherwise) whose enclosing
+ * definitions end with `query.containers`; each with its container chain and last line.
+ */
+export function findDefinitions(files: readonly string[], query: SymbolQuery, caseSensitive: boolean, reader: FileReader, signal: AbortSignal): Promise<FileHits[]> {
+  const { name } = query;
   const regex = `^${caseSensitive ? '' : '(?i)'}${escapeRegex(name)}$`;
+  const sameName = new RegExp(`^${escapeRegex(name)}$`, caseSensitive ? '' : 'i');
   return forEachSource(
     files,
     reader,
@@ -157,14 +222,22 @@ export function findDefinitions(files: readonly string[], name: string, caseSens
     (lang, root, lines) => {
       const table = DEFINITIONS[lang];
       const hits: LineHit[] = [];
+      const add = (definition: SgNode, nameNode: SgNode, kind: string): void => {
+        const chain = containersOf(lang, definition);
+        if (!endsWith(chain, query.containers, caseSensitive)) return;
+        hits.push({
+          ...hitAt(lines, nameNode, { kind, multiLine: false }),
+          end_line: definition.range().end.line + 1,
+          ...(chain.length > 0 ? { container: chain.join('.') } : {}),
+        });
+      };
       const found = root.findAll({ rule: { any: Object.keys(table).map((kind) => ({ kind })), has: { field: 'name', regex } } });
       for (const node of found) {
         const kind = table[node.kind()];
         if (kind === undefined) continue;
         // Go's `const a, b = …` has several names: report the one that matched.
         for (const nameNode of node.fieldChildren('name')) {
-          if (!new RegExp(`^${escapeRegex(name)}$`, caseSensitive ? '' : 'i').test(nameNode.text())) continue;
-          hits.push(hitAt(lines, nameNode, { kind: refineKind(lang, node, kind), multiLine: false }));
+          if (sameName.test(nameNode.text())) add(node, nameNode, refineKind(lang, node, kind));
         }
       }
       if (lang === 'python') {
@@ -172,7 +245,7 @@ export function findDefinitions(files: readonly string[], name: string, caseSens
         for (const node of root.findAll({ rule: { kind: 'assignment', has: { field: 'left', kind: 'identifier', regex } } })) {
           if (node.parent()?.parent()?.kind() !== 'module') continue;
           const left = node.field('left');
-          if (left) hits.push(hitAt(lines, left, { kind: 'constant', multiLine: false }));
+          if (left) add(node, left, 'constant');
         }
       }
       return hits;

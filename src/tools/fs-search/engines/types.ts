@@ -18,8 +18,13 @@ export interface LineHit {
   readonly text: string;
   /** symbol mode: what the definition is. */
   readonly kind?: string;
-  /** structural mode: the 1-based line the match ends on, when past `line`. */
+  /**
+   * structural mode: the 1-based line the match ends on, when past `line`. symbol mode: the
+   * line the whole definition ends on (its body's last line; the columns are the name's, on `line`).
+   */
   readonly end_line?: number;
+  /** symbol mode: the enclosing definitions, outermost first, joined with `.` (`ConfigStore`, `Outer.Inner`); absent at top level. */
+  readonly container?: string;
 }
 
 export interface FileHits {
