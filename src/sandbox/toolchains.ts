@@ -215,10 +215,14 @@ export function resolveToolchains(config: ToolchainConfig, homes: readonly strin
 
 /**
  * The environment with the toolchains' bin directories ahead of PATH and their variables added
- * (a variable the call set itself is kept).
+ * (a variable the call set itself is kept). When the call's HOME is one of the homes, its
+ * toolchains come first, as in that user's own shell.
  */
-export function withToolchainEnv(env: Readonly<Record<string, string>>, toolchains: readonly Toolchain[]): Record<string, string> {
+export function withToolchainEnv(env: Readonly<Record<string, string>>, all: readonly Toolchain[]): Record<string, string> {
   const out: Record<string, string> = { ...env };
+  const home = env['HOME'];
+  const mine = (t: Toolchain): boolean => home !== undefined && within(t.path, home);
+  const toolchains = [...all.filter(mine), ...all.filter((t) => !mine(t))];
   const bins = toolchains.flatMap((t) => t.bins);
   if (bins.length) out['PATH'] = [...bins, ...(env['PATH'] ? [env['PATH']] : [])].join(':');
   for (const t of toolchains) for (const [k, v] of Object.entries(t.env)) if (!(k in out)) out[k] = v;
