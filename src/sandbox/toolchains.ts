@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, normalize } from 'node:path';
 import { ToolgateError } from '../protocol/index.js';
 
@@ -103,6 +103,16 @@ function realOrNull(path: string): string | null {
   }
 }
 
+/** Present, as a file, directory or link (a dangling link is covered too). */
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function isDir(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -203,7 +213,7 @@ export function resolveToolchains(config: ToolchainConfig, homes: readonly strin
       ...credentialPaths(homes).filter((c) => within(c, path) && c !== path),
       ...(spec?.masks ?? []).flatMap((m) => expand(path, m)),
     ];
-    out.push({ path, source, bins, env: spec?.env && home ? spec.env(path, home) : {}, masks: [...new Set(masks)] });
+    out.push({ path, source, bins, env: spec?.env && home ? spec.env(path, home) : {}, masks: [...new Set(masks)].filter(exists) });
   };
   for (const home of homes) {
     if (config.defaults === false) break;
