@@ -160,11 +160,16 @@ function credentialPaths(homes: readonly string[]): string[] {
   return [...out];
 }
 
+/** The credential store (of `creds`, from credentialPaths) a path is, lies in or contains; null when none. */
+function exposedAmong(path: string, creds: readonly string[]): string | null {
+  const seen = [path, realOrNull(path)].filter((p): p is string => p !== null);
+  for (const c of creds) if (seen.some((p) => within(p, c) || within(c, p))) return c;
+  return null;
+}
+
 /** The credential store a path is, lies in or contains; null when none. */
 export function credentialExposedBy(path: string, homes: readonly string[]): string | null {
-  const seen = [path, realOrNull(path)].filter((p): p is string => p !== null);
-  for (const c of credentialPaths(homes)) if (seen.some((p) => within(p, c) || within(c, p))) return c;
-  return null;
+  return exposedAmong(path, credentialPaths(homes));
 }
 
 function refuse(path: string, message: string, credential: string | null): never {
@@ -188,32 +193,34 @@ function configuredPaths(entry: string, homes: readonly string[]): string[] {
  * `~/.cargo`, a link to `~/.ssh`, …) with `invalid_resource` (`reason: exposes_credentials`).
  */
 export function checkToolchainConfig(config: ToolchainConfig, homes: readonly string[]): void {
+  const creds = credentialPaths(homes);
   for (const entry of config.extra ?? []) {
     for (const p of configuredPaths(entry, homes)) {
-      const c = credentialExposedBy(p, homes);
+      const c = exposedAmong(p, creds);
       if (c !== null) refuse(entry, `would expose the credential store ${c}; name a directory that holds no credentials (e.g. its bin/)`, c);
     }
   }
 }
 
 /**
- * The toolchains that exist now in these homes. Entries that would expose a credential store
- * are dropped (a configured one was refused at start; a path may have become a link since).
+ * The toolchains that exist now in these homes. One that is, lies in or contains a credential
+ * store is dropped whole (a configured one was refused at start; a path may have become a link
+ * since, or a store may have appeared in it).
  */
 export function resolveToolchains(config: ToolchainConfig, homes: readonly string[]): Toolchain[] {
   const out: Toolchain[] = [];
   const taken = new Set<string>();
+  const creds = credentialPaths(homes); // once per run: a few dozen realpath calls per home
   const add = (path: string, home: string | null, spec: ToolchainSpec | null): void => {
     const source = realOrNull(path);
-    if (source === null || taken.has(path) || !isDir(source) || credentialExposedBy(path, homes) !== null) return;
+    if (source === null || taken.has(path) || !isDir(source) || exposedAmong(path, creds) !== null) return;
     taken.add(path);
     // A configured `…/bin` goes on PATH itself; another directory by its `bin/`, when it has one.
     const bins = (spec ? spec.bins.flatMap((b) => expand(path, b)) : [path.endsWith('/bin') ? path : join(path, 'bin')]).filter(isDir);
-    const masks = [
-      ...credentialPaths(homes).filter((c) => within(c, path) && c !== path),
-      ...(spec?.masks ?? []).flatMap((m) => expand(path, m)),
-    ];
-    out.push({ path, source, bins, env: spec?.env && home ? spec.env(path, home) : {}, masks: [...new Set(masks)].filter(exists) });
+    // A credential store beneath it was ruled out above (the whole toolchain is then not shown);
+    // these are the files a toolchain itself keeps that may hold one (a global npmrc, pip.conf).
+    const masks = (spec?.masks ?? []).flatMap((m) => expand(path, m)).filter(exists);
+    out.push({ path, source, bins, env: spec?.env && home ? spec.env(path, home) : {}, masks: [...new Set(masks)] });
   };
   for (const home of homes) {
     if (config.defaults === false) break;
