@@ -130,7 +130,7 @@ function homeSecrets(home: string): string[] {
  * The toolchains bubblewrap can bind for this profile's user (it cannot mount where its user
  * cannot walk), outside the workspace (bound on its own terms) and not holding it.
  */
-function toolchainsOf(p: SandboxProfile): Toolchain[] {
+export function toolchainsOf(p: SandboxProfile): Toolchain[] {
   return (p.toolchains ?? []).filter(
     (t) => !isWithin(p.workspace, t.path) && !isWithin(t.path, p.workspace) && (p.user.uid === 0 || (reachableBy(t.path, p.user.uid, p.user.gid) && reachableBy(t.source, p.user.uid, p.user.gid))),
   );

@@ -7,7 +7,7 @@ import { SandboxCgroups } from './cgroups.js';
 import { PTY_PATH, resolveCommand, shellQuote } from './command.js';
 import { detectHost, type Host } from './host.js';
 import { fileSizeBlocks, FSIZE_BLOCK, withDefaults, type LimitsRequest, type LimitInForce, type LimitsInForce, type ResourceLimits } from './limits.js';
-import { bwrapArgs, defaultHomes, visibilityOf, type NetworkMode, type SandboxProfile } from './profile.js';
+import { bwrapArgs, defaultHomes, toolchainsOf, visibilityOf, type NetworkMode, type SandboxProfile } from './profile.js';
 import type { StreamName, StreamSummary } from './stream-capture.js';
 import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
 import { wrapperScript, type WrapperShell } from './wrapper.js';
@@ -200,7 +200,8 @@ export class Sandbox {
       workspaceMounts: NO_WORKSPACE_MOUNTS,
       toolchains,
     };
-    const env = req.toolchainEnv ? withToolchainEnv(req.env, toolchains) : req.env;
+    // Only what this run's user is shown goes on PATH (a uid other than root cannot walk into /root).
+    const env = req.toolchainEnv ? withToolchainEnv(req.env, toolchainsOf(profile)) : req.env;
     const visible = level === 'bwrap' ? visibilityOf(profile) : undefined;
     const [first, ...args] = req.argv;
     if (first === undefined) throw new ToolgateError('invalid_arguments', 'argv is empty', { faults: [{ pointer: '/argv', message: 'empty' }] });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTOCOL_VERSION, ToolgateError, type Receipt } from '../../../src/protocol/index.js';
@@ -60,7 +60,7 @@ const resultOf = (r: Receipt): ShellExecResult => {
 };
 
 /** Canaries of every planted credential found anywhere in the receipt (result, error, notes). */
-function crossings(receipt: Receipt, homes: readonly FakeHome[]): string[] {
+function crossings(receipt: unknown, homes: readonly FakeHome[]): string[] {
   const text = JSON.stringify(receipt);
   return homes.flatMap((h) => [...h.canaries].filter(([, canary]) => text.includes(canary)).map(([rel]) => `${h.home}/${rel}`));
 }
@@ -219,5 +219,29 @@ test('a configured entry that would expose a credential store is refused at star
     await assert.rejects(createRuntime(opts), (e: unknown) => ToolgateError.isInstance(e) && e.code === 'invalid_resource' && (e.data as { reason: string }).reason === 'exposes_credentials');
   } finally {
     rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test('run as the workspace owner (not root): the toolchains that user can reach are shown and on PATH, those of a closed home are not', async () => {
+  const r = await rig();
+  try {
+    const uid = 1000;
+    chmodSync(join(r.workspace, '..'), 0o755); // mkdtemp's 0700 would stop uid 1000 before the workspace
+    chownSync(r.workspace, uid, uid);
+    const [open, closed] = r.homes;
+    chmodSync(closed.home, 0o700); // root's, closed: bubblewrap as uid 1000 could not mount there
+    const res = resultOf(await r.exec('id -u; command -v mytool; mytool; echo "$PATH"; cat ~/.aws/credentials ~/.npmrc 2>&1 | grep -c tgcanary; true', open));
+    const [id, where, says, path] = res.stdout.preview.split('\n');
+    assert.equal(res.exit_code, 0, res.stderr.preview);
+    assert.equal(res.isolation.uid, uid);
+    assert.equal(id, String(uid));
+    assert.equal(where, `${open.home}/.local/bin/mytool`);
+    assert.equal(says, 'mytool from ~/.local/bin');
+    assert.ok(!path?.includes(closed.home), `PATH names the closed home: ${path}`);
+    assert.equal(res.stdout.preview.split('\n')[4], '0', 'no canary read');
+    assert.deepEqual(crossings(res, r.homes), []);
+    assert.deepEqual(crossings(await r.exec(`cat ${closed.home}/.local/bin/mytool ${closed.home}/.aws/credentials; true`, open), r.homes), []);
+  } finally {
+    await r.done();
   }
 });
