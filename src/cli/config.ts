@@ -29,6 +29,12 @@ export const configSchema = z.strictObject({
       token_file: z.string().min(1).optional(),
     })
     .optional(),
+  sandbox: z
+    .strictObject({
+      toolchains: z.array(z.string().min(1)).optional().describe('Toolchain directories shown read-only in shell.exec and put on PATH (absolute or ~/, added to the default list); one that would expose a credential store is refused'),
+      default_toolchains: z.boolean().optional().describe('Show the default toolchain list (~/.pyenv, ~/.cargo/bin, ~/.nvm, …); default true'),
+    })
+    .optional(),
 });
 export type Config = z.infer<typeof configSchema>;
 

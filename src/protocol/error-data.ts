@@ -78,7 +78,8 @@ export interface ErrorDataByCode {
     | { readonly receipt_id: string; readonly tool?: string; readonly status?: string }
     | { readonly task_id: string; readonly effect_key: string; readonly state: string }
     | { readonly state_dir: string; readonly workspace: string }
-    | { readonly option: 'grant' | 'policy'; readonly file: string; readonly workspace: string; readonly reason: 'inside_workspace' };
+    | { readonly option: 'grant' | 'policy'; readonly file: string; readonly workspace: string; readonly reason: 'inside_workspace' }
+    | { readonly option: 'sandbox.toolchains'; readonly path: string; readonly credential: string | null; readonly reason: 'exposes_credentials' | 'not_absolute' };
   /**
    * The path (lexically, or through a link) leaves the workspace, or a link was met at the point of effect.
    * @stage normalize / execute

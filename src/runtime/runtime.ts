@@ -6,6 +6,7 @@ import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } fr
 import { guarded, sqliteStore, type EffectRecord, type Store, type StoreFactory } from '../store/index.js';
 import { ArtifactStore, sweepArtifactParts } from '../artifacts/index.js';
 import { builtinTools } from '../tools/index.js';
+import type { ToolchainConfig } from '../sandbox/index.js';
 import { Admission } from './admission.js';
 import type { CallOptions } from './call.js';
 import type { ReconcileParts, RuntimeConfig, RuntimeParts, RuntimeServices, RuntimeState } from './parts.js';
@@ -53,6 +54,8 @@ export interface RuntimeOptions {
    * SQLite file in the state dir (its durability and migrations are options of sqliteStore).
    */
   readonly store?: StoreFactory;
+  /** Toolchains shell.exec shows read-only (docs/shell.md); used with the built-in tools only. Default: the default list. */
+  readonly toolchains?: ToolchainConfig;
 }
 
 export class Runtime {
@@ -72,7 +75,7 @@ export class Runtime {
     try {
       const stateDir = prepareStateDir(workspace, opts.stateDir);
       store = await (opts.store ?? sqliteStore())({ stateDir });
-      const registry = new Registry(opts.tools ?? builtinTools());
+      const registry = new Registry(opts.tools ?? builtinTools(opts.toolchains ? { toolchains: opts.toolchains } : {}));
       const policy = new PolicyEngine({
         manifest: registry.manifest,
         stores: store,

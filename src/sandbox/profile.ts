@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Toolchain } from './toolchains.js';
 import type { WorkspaceMounts } from './workspace-scan.js';
 
 export type NetworkMode = 'none' | 'host';
@@ -21,6 +22,8 @@ export interface SandboxProfile {
   readonly user: { readonly uid: number; readonly gid: number };
   /** Secret entries to mask and host-code entries to keep read-only, beneath the workspace (scanWorkspace). */
   readonly workspaceMounts: WorkspaceMounts;
+  /** Toolchain directories shown read-only over the hidden home entries, credential stores within them masked. */
+  readonly toolchains?: readonly Toolchain[];
 }
 
 /**
@@ -124,6 +127,29 @@ function homeSecrets(home: string): string[] {
 }
 
 /**
+ * The toolchains bubblewrap can bind for this profile's user (it cannot mount where its user
+ * cannot walk), outside the workspace (bound on its own terms) and not holding it.
+ */
+export function toolchainsOf(p: SandboxProfile): Toolchain[] {
+  return (p.toolchains ?? []).filter(
+    (t) => !isWithin(p.workspace, t.path) && !isWithin(t.path, p.workspace) && (p.user.uid === 0 || (reachableBy(t.path, p.user.uid, p.user.gid) && reachableBy(t.source, p.user.uid, p.user.gid))),
+  );
+}
+
+/** Credential locations (and hidden paths) beneath an exposed toolchain: hidden again after its bind. */
+function toolchainMasks(p: SandboxProfile, toolchains: readonly Toolchain[]): string[] {
+  const masks = toolchains.flatMap((t) => [...t.masks, ...p.hide.filter((h) => isWithin(h, t.path))]);
+  const reachable = p.user.uid === 0 ? masks : masks.filter((m) => reachableBy(m, p.user.uid, p.user.gid));
+  return [...new Set(reachable)];
+}
+
+/** A mask over part of a read-only toolchain: read-only itself, so nothing can be written there either. */
+function readOnlyHideArgs(path: string): string[] {
+  const args = hideArgs(path);
+  return args[0] === '--tmpfs' ? [...args, '--remount-ro', path] : args;
+}
+
+/**
  * The bubblewrap argument list (before `--` and the command). Order matters: a mount hides
  * what an earlier one showed, so secrets that contain the workspace are hidden before it is
  * bound, and every other secret location after it (the workspace may itself be a home).
@@ -149,6 +175,11 @@ export function bwrapArgs(p: SandboxProfile, infoFd: number, blockFd: number | n
   for (const path of m.maskFiles) args.push('--ro-bind', '/dev/null', path);
   for (const path of m.maskDirs) args.push('--tmpfs', path, '--remount-ro', path);
   for (const s of secrets) if (!enclosing.includes(s)) args.push(...hideArgs(s));
+  // Toolchains come back read-only over the hidden home entries; the credential stores within
+  // them are hidden again after (a later mount covers an earlier one).
+  const toolchains = toolchainsOf(p);
+  for (const t of toolchains) args.push('--ro-bind', t.source, t.path);
+  for (const m of toolchainMasks(p, toolchains)) args.push(...readOnlyHideArgs(m));
   args.push('--chdir', p.cwd, '--unshare-all');
   if (p.network === 'host') args.push('--share-net');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'toolgate', '--info-fd', String(infoFd));
@@ -163,5 +194,9 @@ export function bwrapArgs(p: SandboxProfile, infoFd: number, blockFd: number | n
  */
 export function visibilityOf(p: SandboxProfile): (path: string) => boolean {
   const covered = ['/tmp', '/run', '/proc', '/dev', ...secretsOf(p)];
-  return (path) => isWithin(path, p.workspace) || !covered.some((c) => isWithin(path, c));
+  const toolchains = toolchainsOf(p);
+  const masks = toolchainMasks(p, toolchains);
+  return (path) =>
+    isWithin(path, p.workspace) ||
+    (!masks.some((m) => isWithin(path, m)) && (toolchains.some((t) => isWithin(path, t.path)) || !covered.some((c) => isWithin(path, c))));
 }

@@ -7,12 +7,13 @@ import { SandboxCgroups } from './cgroups.js';
 import { PTY_PATH, resolveCommand, shellQuote } from './command.js';
 import { detectHost, type Host } from './host.js';
 import { fileSizeBlocks, FSIZE_BLOCK, withDefaults, type LimitsRequest, type LimitInForce, type LimitsInForce, type ResourceLimits } from './limits.js';
-import { bwrapArgs, defaultHomes, visibilityOf, type NetworkMode, type SandboxProfile } from './profile.js';
+import { bwrapArgs, defaultHomes, toolchainsOf, visibilityOf, type NetworkMode, type SandboxProfile } from './profile.js';
 import type { StreamName, StreamSummary } from './stream-capture.js';
 import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
 import { wrapperScript, type WrapperShell } from './wrapper.js';
 import { installHint, SYSTEM_PACKAGES } from './install-hint.js';
 import { holdAbsentPaths, sweepAbandonedPlaceholders, type PlaceholderLease } from './placeholder.js';
+import { checkToolchainConfig, resolveToolchains, withToolchainEnv, type ToolchainConfig } from './toolchains.js';
 import { NO_WORKSPACE_MOUNTS, scanWorkspace, type ScanLimits, type WorkspaceMounts } from './workspace-scan.js';
 
 /** Top-level entries the host obeys later: held by a placeholder while a writable run lasts, when absent. */
@@ -64,6 +65,12 @@ export interface SandboxOptions {
   readonly classify?: (relPath: string) => PathClass;
   /** Bounds of that scan; past them the run is refused (`limit_exceeded`). */
   readonly scanLimits?: ScanLimits;
+  /**
+   * Toolchain directories of the homes shown read-only (docs/shell.md: the default list, plus
+   * configured paths). Default: the default list. An entry that would expose a credential store
+   * throws `invalid_resource` here.
+   */
+  readonly toolchains?: ToolchainConfig;
 }
 
 export interface RunRequest {
@@ -96,6 +103,11 @@ export interface RunRequest {
    * read-only workspace it skips the workspace scan and its masks; ignored when writable.
    */
   readonly internal?: boolean;
+  /**
+   * Put the exposed toolchains' bin directories ahead of `env.PATH` and add their variables
+   * (PYENV_ROOT, RUSTUP_HOME, …) that `env` does not set. Default false: `env` is taken as is.
+   */
+  readonly toolchainEnv?: boolean;
 }
 
 export interface RunResult {
@@ -126,6 +138,7 @@ export class Sandbox {
 
   constructor(o: SandboxOptions) {
     this.#o = o;
+    checkToolchainConfig(o.toolchains ?? {}, o.homes ?? defaultHomes());
     // A runtime killed mid-run leaves its placeholders; the next one on this workspace clears them.
     sweepAbandonedPlaceholders(HOST_CODE_ENTRIES.map((rel) => join(o.workspace, rel)));
   }
@@ -173,20 +186,26 @@ export class Sandbox {
     if (!existsSync(req.cwd) || !statSync(req.cwd).isDirectory()) {
       return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`cwd ${req.cwd} is not a directory`] };
     }
+    const homes = this.#o.homes ?? defaultHomes();
+    // Without bubblewrap nothing is hidden, so nothing needs showing again.
+    const toolchains = level === 'bwrap' && !req.internal ? resolveToolchains(this.#o.toolchains ?? {}, homes) : [];
     let profile: SandboxProfile = {
       workspace: this.#o.workspace,
       workspaceWritable: writable,
       cwd: req.cwd,
       network,
-      homes: this.#o.homes ?? defaultHomes(),
+      homes,
       hide: this.#o.hide ?? [],
       user,
       workspaceMounts: NO_WORKSPACE_MOUNTS,
+      toolchains,
     };
+    // Only what this run's user is shown goes on PATH (a uid other than root cannot walk into /root).
+    const env = req.toolchainEnv ? withToolchainEnv(req.env, toolchainsOf(profile)) : req.env;
     const visible = level === 'bwrap' ? visibilityOf(profile) : undefined;
     const [first, ...args] = req.argv;
     if (first === undefined) throw new ToolgateError('invalid_arguments', 'argv is empty', { faults: [{ pointer: '/argv', message: 'empty' }] });
-    if (resolveCommand(first, req.cwd, req.env['PATH'], visible) === null) {
+    if (resolveCommand(first, req.cwd, env['PATH'], visible) === null) {
       return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`${first}: no such executable in the sandbox's PATH`] };
     }
     let argv: string[] = [first, ...args];
@@ -225,7 +244,7 @@ export class Sandbox {
         : { ...inForce, processes: { value: limits.processes, enforced_by: user.uid === 0 ? 'none' : 'rlimit', note: 'the pids cgroup could not be created for this run' } };
     try {
       // With a pids cgroup, RLIMIT_NPROC would only add its flaw: it counts the uid's other processes.
-      const script = wrapperScript(shell, limits, h.strayFds, { keepShlvl: 'SHLVL' in req.env, nproc: !cgroups?.capsPids, lastOwnFd: level === 'bwrap' ? 4 : 2 });
+      const script = wrapperScript(shell, limits, h.strayFds, { keepShlvl: 'SHLVL' in env, nproc: !cgroups?.capsPids, lastOwnFd: level === 'bwrap' ? 4 : 2 });
       // Under bubblewrap the init joins while bubblewrap mounts (see SandboxCgroups.join); without
       // it the wrapper joins before it execs the command.
       const procs = level === 'process' ? (cgroups?.procsFiles ?? []) : [];
@@ -235,7 +254,7 @@ export class Sandbox {
               h.bwrap as string,
               ...bwrapArgs(profile, 3, 4),
               // bash's `exec` re-exports SHLVL even after `unset`; only named variables may pass.
-              ...('SHLVL' in req.env ? [] : ['--unsetenv', 'SHLVL']),
+              ...('SHLVL' in env ? [] : ['--unsetenv', 'SHLVL']),
               '--',
               cmd,
               ...rest,
@@ -246,7 +265,7 @@ export class Sandbox {
         args: [...shell.args, '-c', script, 'toolgate-sandbox', String(procs.length), ...procs, ...tail],
         cwd: level === 'bwrap' ? '/' : req.cwd,
         user: user.uid === self.uid && user.gid === self.gid ? null : user,
-        env: req.env,
+        env,
         stdin: req.stdin ?? null,
         mode: level,
         timeoutMs: req.timeoutMs,

@@ -1,6 +1,7 @@
 // The one list of built-in tools. Adding a tool = a folder under src/tools/ and a line here;
 // this is the only file that imports a tool folder, and no tool folder imports another.
 import { anyTool, type AnyTool } from '../registry/index.js';
+import type { ToolchainConfig } from '../sandbox/index.js';
 import { createFsRead } from './fs-read/tool.js';
 import { createFsSearch } from './fs-search/tool.js';
 import { createFsList } from './fs-list/tool.js';
@@ -12,7 +13,7 @@ import { createFsUndo } from './undo/tool.js';
 import { createShellExec } from './shell-exec/tool.js';
 
 /** Fresh definitions (each holds its own caches): one set per runtime. */
-export function builtinTools(): AnyTool[] {
+export function builtinTools(o: { toolchains?: ToolchainConfig } = {}): AnyTool[] {
   // fs.undo restores the receipts of the tools in this list whose definition says `undoable`.
   const undoable = new Set<string>();
   const tools = [
@@ -24,7 +25,7 @@ export function builtinTools(): AnyTool[] {
     anyTool(createFsDelete()),
     anyTool(createFsRename()),
     anyTool(createFsUndo({ undoable: (tool) => undoable.has(tool) })),
-    anyTool(createShellExec()),
+    anyTool(createShellExec(o.toolchains ? { toolchains: o.toolchains } : {})),
   ];
   for (const t of tools) if (t.undoable) undoable.add(t.name);
   return tools;

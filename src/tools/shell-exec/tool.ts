@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { errorBody, ToolgateError, type ArtifactRef, type CallStatus, type Digest, type ErrorBody, type Resource } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
 import { changedPaths, type PathClassifier } from '../../resources/index.js';
-import { Sandbox, type RunResult } from '../../sandbox/index.js';
+import { checkToolchainConfig, defaultHomes, Sandbox, type RunResult, type ToolchainConfig } from '../../sandbox/index.js';
 import { gitStatus } from './git-status.js';
 import { collectFiles } from './collect.js';
 import { buildEnv } from './environment.js';
@@ -24,6 +24,14 @@ export interface ShellExecOptions {
   readonly workspaceWrite?: boolean;
   readonly graceMs?: number;
   readonly bwrapPath?: string | null;
+  /** Homes whose dot-entries are hidden (and whose toolchains are shown). Default: /root, the user's home, /home/*. */
+  readonly homes?: readonly string[];
+  /**
+   * Toolchains shown read-only and put on PATH (config `sandbox.toolchains`,
+   * `sandbox.default_toolchains`). Checked here, at start: an entry that would expose a
+   * credential store throws `invalid_resource` (`reason: exposes_credentials`).
+   */
+  readonly toolchains?: ToolchainConfig;
 }
 
 interface Prepared {
@@ -54,6 +62,7 @@ function outcomeOf(r: RunResult): { status: CallStatus; error?: ErrorBody } {
 
 /** shell.exec: one command in a bubblewrap sandbox, with limits, timeouts and a bounded, redacted record of its output. */
 export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<ShellExecArgs, ShellExecResult, Prepared> {
+  checkToolchainConfig(opts.toolchains ?? {}, opts.homes ?? defaultHomes());
   const sandboxes = new Map<string, Sandbox>();
   const sandboxFor = (root: string, hide: readonly string[], classifier: PathClassifier): Sandbox => {
     const key = JSON.stringify([root, hide]);
@@ -67,6 +76,8 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         ...(opts.allowProcessIsolation !== undefined ? { allowProcessIsolation: opts.allowProcessIsolation } : {}),
         ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
         ...(opts.bwrapPath !== undefined ? { bwrapPath: opts.bwrapPath } : {}),
+        ...(opts.homes !== undefined ? { homes: opts.homes } : {}),
+        ...(opts.toolchains !== undefined ? { toolchains: opts.toolchains } : {}),
       });
       sandboxes.set(key, sb);
     }
@@ -141,6 +152,8 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         network: args.network ?? 'none',
         pty: args.pty ?? false,
         workspaceWritable: writable,
+        // The toolchains go ahead of the default PATH; a PATH the call gives is taken as given.
+        toolchainEnv: !args.env?.pass?.includes('PATH') && !args.env?.secret?.includes('PATH') && args.env?.set?.['PATH'] === undefined,
         secrets: built.secrets,
         signal: ctx.signal,
         openArtifact: (stream) => ctx.artifacts.writer('application/octet-stream', stream),
