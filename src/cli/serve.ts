@@ -5,6 +5,7 @@ import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
 import { configPath, loadConfig } from './config.js';
 import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS } from './policy-files.js';
 import { UsageError, type Command } from './usage.js';
+import { portFault, tokenFileFault } from './startup-faults.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -126,7 +127,11 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
     const tokenFile = values['token-file'] ?? (port !== undefined ? configPath(loaded, loaded.config.serve?.token_file) : undefined);
     let token: string | undefined;
     if (tokenFile !== undefined) {
-      token = readFileSync(tokenFile, 'utf8').trim();
+      try {
+        token = readFileSync(tokenFile, 'utf8').trim();
+      } catch (e) {
+        throw tokenFileFault(tokenFile, e);
+      }
       if (token === '') throw new UsageError('--token-file: the file is empty');
     }
     const rt = await openRuntimeWithPolicy(values, {}, loaded);
@@ -148,6 +153,8 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
         ...(values.task ? { taskId: values.task } : {}),
         ...limits,
         onError,
+      }).catch((e: unknown) => {
+        throw portFault(host, port, e);
       });
       const stop = terminated();
       io.err(`toolgate: serving MCP on ${serving.url}${token === undefined ? '' : ' (bearer token required)'}`);
