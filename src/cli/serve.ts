@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
+import type { TaskId } from '../protocol/index.js';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { resolveHttpLimits, serveMcpHttp, serveMcpStdio, type HttpLimits } from '../server/index.js';
 import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
 import { configPath, loadConfig } from './config.js';
-import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS } from './policy-files.js';
+import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS, readGrantFile } from './policy-files.js';
+import { ignoredGrantWarning } from './grant-notice.js';
 import { UsageError, type Command } from './usage.js';
 import { portFault, tokenFileFault } from './startup-faults.js';
 
@@ -137,6 +139,10 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
     const rt = await openRuntimeWithPolicy(values, {}, loaded);
     const onError = (e: Error): void => io.err(`toolgate serve: ${e.message}`);
     try {
+      if (values.grant !== undefined && values.task !== undefined) {
+        const warning = await ignoredGrantWarning(rt, values.task as TaskId, values.grant, readGrantFile(values.grant));
+        if (warning !== undefined) io.err(`toolgate serve: ${warning}`);
+      }
       if (port === undefined) {
         // stdout carries the protocol: nothing else may be written there.
         if (process.stdin.isTTY) io.err(STDIO_ON_A_TERMINAL);
