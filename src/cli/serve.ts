@@ -66,7 +66,7 @@ function terminated(): { readonly signal: Promise<NodeJS.Signals>; dispose(): vo
 /** A person who typed `serve --stdio` at a prompt sees a silent process; say what it is for. */
 const STDIO_ON_A_TERMINAL =
   'toolgate: serve --stdio speaks MCP on stdin/stdout and is meant to be started by an MCP client ' +
-  '(e.g. `claude mcp add toolgate -- npx toolgate serve --stdio --workspace .`); Ctrl-D ends it. ' +
+  '(e.g. `claude mcp add toolgate -- toolgate serve --stdio --workspace "$PWD"`); Ctrl-D ends it. ' +
   'To try a tool by hand: toolgate call fs.read --args \'{"path":"README.md"}\'';
 
 export const serveCommand: Command = {
