@@ -107,6 +107,27 @@ test('doctor runs PRAGMA integrity_check and audit verify: a database that opens
   }
 });
 
+test('doctor FAILs on a receipt rewritten in place: the chain check of audit verify names it', () => {
+  const d = tempDirs('tg-hostfault');
+  try {
+    writeFileSync(join(d.workspace, 'a.txt'), 'a\n');
+    assert.equal(run([...READ, '--state-dir', d.state, '--task', 'task-c'], d.workspace).code, 0);
+    const conn = new Database(join(d.state, 'toolgate.db'));
+    // What someone with write access to the file can do: drop the append-only trigger, rewrite.
+    conn.exec('DROP TRIGGER receipts_immutable_update');
+    const changed = conn.prepare(`UPDATE receipts SET body = replace(body, '"succeeded"', '"failed"') WHERE task_id = 'task-c'`).run().changes;
+    conn.close();
+    assert.equal(changed, 1);
+    const r = run(['doctor', '--state-dir', d.state], d.workspace);
+    assert.equal(r.code, 1, r.out);
+    assert.match(r.out, /ok {4}database .*passes PRAGMA integrity_check/);
+    assert.match(r.out, /FAIL {2}receipt chains +1 broken of 1 tasks; task task-c: receipt #1 /);
+    assert.match(r.out, /fix: toolgate audit verify names each broken link/);
+  } finally {
+    d.cleanup();
+  }
+});
+
 test('serve --token-file that does not exist: invalid_token_file, before anything opens', () => {
   const d = tempDirs('tg-hostfault');
   try {
