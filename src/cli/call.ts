@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { newTaskId, PROTOCOL_VERSION } from '../protocol/index.js';
+import { newTaskId, PROTOCOL_VERSION, type TaskId } from '../protocol/index.js';
 import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
 import { UsageError, type Command } from './usage.js';
-import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS } from './policy-files.js';
+import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS, readGrantFile } from './policy-files.js';
+import { ignoredGrantWarning } from './grant-notice.js';
 
 export const callCommand: Command = {
   name: 'call',
@@ -74,6 +75,14 @@ ${policyHelp(26)}
       };
     }
     const rt = await openRuntimeWithPolicy(values);
+    const task = (envelope as { task_id?: unknown } | null)?.task_id;
+    if (values.grant !== undefined && typeof task === 'string') {
+      const warning = await ignoredGrantWarning(rt, task as TaskId, values.grant, readGrantFile(values.grant)).catch(async (e: unknown) => {
+        await rt.close();
+        throw e;
+      });
+      if (warning !== undefined) io.err(`toolgate call: ${warning}`);
+    }
     const controller = new AbortController();
     const onSignal = (): void => controller.abort();
     process.once('SIGINT', onSignal);

@@ -6,6 +6,7 @@ import type { Runtime, RuntimeOptions } from '../runtime/index.js';
 import { createRuntime } from '../runtime/index.js';
 import { runtimeOptions, type RuntimeFlags } from './open-runtime.js';
 import { assertOutsideWorkspace, configPath, loadConfig, type LoadedConfig } from './config.js';
+import { checkWorkspace, startupFaultOfStore } from './startup-faults.js';
 
 /** Options of the commands that run calls: the grant a new task is issued and the policy files. */
 export const POLICY_OPTIONS = {
@@ -25,7 +26,9 @@ export function policyHelp(width: number): string {
 
 /**
  * Opens a runtime with the grant and policy files the command was given. A bad grant file or
- * a policy set that fails strict validation is a start-up error (`invalid_grant`, `invalid_policy`).
+ * a policy set that fails strict validation is a start-up error (`invalid_grant`, `invalid_policy`),
+ * and so are a workspace that is not a directory and a state dir or database the store cannot use
+ * (`invalid_workspace`, `state_unavailable`).
  */
 export async function openRuntimeWithPolicy(
   values: RuntimeFlags & { grant?: string | undefined; policy?: string[] | undefined },
@@ -36,6 +39,7 @@ export async function openRuntimeWithPolicy(
   const grantPath = values.grant ?? configPath(loaded, loaded.config.grant);
   const policyPaths = values.policy ?? loaded.config.policies?.map((p) => configPath(loaded, p) as string);
   const options = runtimeOptions(values, loaded);
+  checkWorkspace(options.workspace);
   if (grantPath !== undefined) assertOutsideWorkspace('grant', grantPath, options.workspace);
   for (const p of policyPaths ?? []) assertOutsideWorkspace('policy', p, options.workspace);
   const grant = grantPath !== undefined ? readGrantFile(grantPath) : undefined;
@@ -44,7 +48,7 @@ export async function openRuntimeWithPolicy(
     return await createRuntime({ ...options, ...extra, ...(grant ? { grant } : {}), ...(policies ? { policies } : {}) });
   } catch (e) {
     if (PolicyLoadError.isInstance(e)) throw new StartupError('invalid_policy', `--policy: ${e.message}`, e.data, { cause: e });
-    throw e;
+    throw startupFaultOfStore(e);
   }
 }
 

@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
+import type { TaskId } from '../protocol/index.js';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { resolveHttpLimits, serveMcpHttp, serveMcpStdio, type HttpLimits } from '../server/index.js';
 import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
 import { configPath, loadConfig } from './config.js';
-import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS } from './policy-files.js';
+import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS, readGrantFile } from './policy-files.js';
+import { ignoredGrantWarning } from './grant-notice.js';
 import { UsageError, type Command } from './usage.js';
+import { portFault, tokenFileFault } from './startup-faults.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -63,7 +66,7 @@ function terminated(): { readonly signal: Promise<NodeJS.Signals>; dispose(): vo
 /** A person who typed `serve --stdio` at a prompt sees a silent process; say what it is for. */
 const STDIO_ON_A_TERMINAL =
   'toolgate: serve --stdio speaks MCP on stdin/stdout and is meant to be started by an MCP client ' +
-  '(e.g. `claude mcp add toolgate -- npx toolgate serve --stdio --workspace .`); Ctrl-D ends it. ' +
+  '(e.g. `claude mcp add toolgate -- toolgate serve --stdio --workspace "$PWD"`); Ctrl-D ends it. ' +
   'To try a tool by hand: toolgate call fs.read --args \'{"path":"README.md"}\'';
 
 export const serveCommand: Command = {
@@ -126,12 +129,20 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
     const tokenFile = values['token-file'] ?? (port !== undefined ? configPath(loaded, loaded.config.serve?.token_file) : undefined);
     let token: string | undefined;
     if (tokenFile !== undefined) {
-      token = readFileSync(tokenFile, 'utf8').trim();
+      try {
+        token = readFileSync(tokenFile, 'utf8').trim();
+      } catch (e) {
+        throw tokenFileFault(tokenFile, e);
+      }
       if (token === '') throw new UsageError('--token-file: the file is empty');
     }
     const rt = await openRuntimeWithPolicy(values, {}, loaded);
     const onError = (e: Error): void => io.err(`toolgate serve: ${e.message}`);
     try {
+      if (values.grant !== undefined && values.task !== undefined) {
+        const warning = await ignoredGrantWarning(rt, values.task as TaskId, values.grant, readGrantFile(values.grant));
+        if (warning !== undefined) io.err(`toolgate serve: ${warning}`);
+      }
       if (port === undefined) {
         // stdout carries the protocol: nothing else may be written there.
         if (process.stdin.isTTY) io.err(STDIO_ON_A_TERMINAL);
@@ -148,6 +159,8 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
         ...(values.task ? { taskId: values.task } : {}),
         ...limits,
         onError,
+      }).catch((e: unknown) => {
+        throw portFault(host, port, e);
       });
       const stop = terminated();
       io.err(`toolgate: serving MCP on ${serving.url}${token === undefined ? '' : ' (bearer token required)'}`);

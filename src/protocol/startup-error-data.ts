@@ -4,11 +4,12 @@
 // switch (runtime/status.ts) need not know them. docs/cli.md's start-up error table is generated
 // from this interface (`npx tsx scripts/error-table.ts`; test/protocol/error-table.test.ts fails
 // when the page is out of date): each entry's doc comment is the "meaning", its type the "data".
-// A state dir that cannot be used at start stays a runtime error (`invalid_resource`,
-// `store_unavailable`): a library user opening a runtime meets it the same way.
+// A state dir that cannot be used at start is a runtime error (`invalid_resource`,
+// `store_unavailable`) for a library user opening a runtime; the CLI names it `state_unavailable`
+// with the fix (src/cli/startup-faults.ts), one line like every other start-up error.
 import type { Fault } from './envelope.js';
 
-export const STARTUP_ERROR_CODES = ['usage', 'invalid_config', 'invalid_grant', 'invalid_policy'] as const;
+export const STARTUP_ERROR_CODES = ['usage', 'invalid_config', 'invalid_grant', 'invalid_policy', 'invalid_workspace', 'state_unavailable', 'invalid_token_file', 'port_unavailable'] as const;
 
 export type StartupErrorCode = (typeof STARTUP_ERROR_CODES)[number];
 
@@ -30,6 +31,14 @@ export interface StartupErrorDataByCode {
   invalid_grant: { readonly file?: string; readonly reason: 'unreadable' | 'not_json' | 'schema'; readonly faults: readonly Fault[] };
   /** A Cedar policy file is unreadable, or the policy set does not parse or fails strict validation; `faults` name the failing policy ids. */
   invalid_policy: { readonly file?: string; readonly reason: 'unreadable' | 'invalid'; readonly faults: readonly PolicyFault[] };
+  /** The workspace (`--workspace`, `workspace` in the configuration, or the current directory) does not exist, is not a directory, or cannot be opened. */
+  invalid_workspace: { readonly workspace: string; readonly cause_code: string | null };
+  /** The state dir cannot be created or written, or its database `toolgate.db` cannot be opened or is damaged; nothing in it was changed. `operation` is the store's (`create the state dir`, `open the database`). */
+  state_unavailable: { readonly state_dir: string; readonly operation: string; readonly cause_code: string | null };
+  /** The bearer token file (`--token-file`, `serve.token_file` in the configuration) cannot be read. */
+  invalid_token_file: { readonly file: string; readonly cause_code: string | null };
+  /** `serve --http` cannot listen on the address: the port is in use (`EADDRINUSE`) or not allowed (`EACCES`), or the host is not an address of this machine. */
+  port_unavailable: { readonly host: string; readonly port: number; readonly cause_code: string | null };
 }
 
 /** The arguments after the message: data is optional exactly when every field of it is. */

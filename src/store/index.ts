@@ -16,7 +16,7 @@ export type {
   StoreFactory,
 } from './types.js';
 export { EffectOwner, ABANDON_GRACE_MS, pidAlive, type Holding } from './liveness.js';
-export { sqliteStore, probeSqlite } from './sqlite/factory.js';
+export { sqliteStore, probeSqlite, checkDatabase, type DatabaseHealth } from './sqlite/factory.js';
 export type { SqliteOptions } from './sqlite/store.js';
 export type { MigrationSet } from './sqlite/migrations.js';
 export { isStorageFailure, storeFailure, guarded } from './sqlite/unavailable.js';
