@@ -75,7 +75,8 @@ describe('fs_list over stdio with a real MCP SDK client (built CLI)', () => {
       '    lib/',
       '    lib-link -> src/lib/  (link)',
     ]);
-    assert.match(lines.at(-1) ?? '', /^\(fs\.list succeeded, receipt \S+\)$/);
+    // The one result-text renderer ends every success with its receipt (src/server/result-text).
+    assert.match(lines.at(-1) ?? '', /^receipt rcpt_\S+$/);
     assert.ok(!text.includes(tree.outside) && !text.includes('passwd') && !text.includes('hunter2'));
     assert.equal((r.structuredContent?.['entries'] as unknown[]).length, 13);
   });
