@@ -5,8 +5,13 @@ export const DEFAULT_DEPTH = 2;
 export const MAX_DEPTH = 32;
 export const DEFAULT_MAX_ENTRIES = 500;
 export const MAX_ENTRIES_LIMIT = 5_000;
-/** Past the page, entries are counted (not listed) up to this many; above it `more_exact` is false. */
-export const MORE_COUNT_LIMIT = 100_000;
+/**
+ * Past the page, entries are counted (not listed) up to this many; above it `more_exact` is false.
+ * The walk is synchronous on the main thread (an lstat per entry), so this bound keeps one call
+ * from holding the event loop for long: 10,000 lstats take milliseconds; 100,000 took a large
+ * fraction of a second, during which no other call advanced.
+ */
+export const MORE_COUNT_LIMIT = 10_000;
 
 export const fsListArgs = z.strictObject({
   path: z.string().min(1).default('.').describe('Directory beneath the workspace root (default: the root)'),

@@ -2,6 +2,8 @@
 // outside, to a secret, dangling), bounds with a continuation, and authorization of the path.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { makeTree, listHarness, type ListHarness } from './fixture.js';
 import type { FsListResult, ListEntry } from '../../../src/tools/fs-list/schema.js';
 
@@ -130,6 +132,21 @@ describe('fs.list authorization', () => {
       assert.equal(root.status, 'denied', JSON.stringify(root));
     } finally {
       await limited.close();
+    }
+  });
+
+  it('counts at most 10,000 entries past a page (the walk runs on the main thread), then says the count is a floor', async () => {
+    const dir = join(tree.root, 'many');
+    mkdirSync(dir);
+    try {
+      for (let i = 0; i < 10_600; i++) writeFileSync(join(dir, `f${i}`), '');
+      const page = await list({ path: 'many' });
+      assert.equal(page.entries.length, 500);
+      assert.equal(page.more, 10_000);
+      assert.equal(page.more_exact, false);
+      assert.match(page.text, /… at least 10000 more entries not shown/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
