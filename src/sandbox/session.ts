@@ -250,6 +250,12 @@ export class SandboxSession {
     return this.#cgroups?.members() ?? [];
   }
 
+  /** Processes besides the sandbox's init and the shell: background jobs (and a running command's). */
+  backgroundCount(): number {
+    const own = new Set(this.#ownPids());
+    return this.members().filter((p) => !own.has(p)).length;
+  }
+
   /** Whether the workspace's secret and protected entries differ from the ones masked at start. */
   masksChanged(): boolean {
     return JSON.stringify(this.#sandbox.workspaceMounts(this.#user, this.#lease?.paths ?? [])) !== this.#masks;
