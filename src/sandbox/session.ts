@@ -66,6 +66,7 @@ export class SandboxSession {
   readonly #reports = new DriverReportParser();
   readonly #streamsClosed: Promise<void>;
   #init: { pid: number; start: string } | null = null;
+  #shellPid: number | null = null;
   #seq = 0;
   #running: SessionCommand | null = null;
   #ended: Promise<SessionEnd> | null = null;
@@ -226,6 +227,9 @@ export class SandboxSession {
   #report(r: DriverReport): void {
     this.state = r;
     if (r.seq === 0) {
+      // Now, before any command ran, the init's only child is the shell (orphans are reparented to the init later).
+      const init = this.#init?.pid;
+      this.#shellPid = init === undefined ? null : (this.members().find((p) => parentOf(p) === init) ?? null);
       this.#onReady?.(r);
       this.#onReady = null;
       return;
@@ -289,10 +293,7 @@ export class SandboxSession {
 
   /** The init and the driver: what a control key must not reach. */
   #ownPids(): number[] {
-    const init = this.#init?.pid;
-    if (init === undefined) return [];
-    const driver = this.members().filter((p) => parentOf(p) === init);
-    return [init, ...driver];
+    return [this.#init?.pid, this.#shellPid].filter((p): p is number => p !== undefined && p !== null);
   }
 
   /**

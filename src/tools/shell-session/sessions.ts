@@ -46,13 +46,18 @@ export class SessionTable {
     return [...this.#tasks.values()].flatMap((m) => [...m.values()]);
   }
 
-  /** Opens a session under `name`; `limit_exceeded` past the cap of the task. */
-  async open(task: string, name: string, start: () => Promise<SandboxSession>): Promise<SessionEntry> {
+  /** Throws `limit_exceeded` when the task cannot open another session (checked before anything is sent). */
+  checkRoom(task: string): void {
     if (this.#closed) throw new ToolgateError('execution_failed', 'the runtime is closing: no new shell session', { reason: 'runtime_closed', exit_code: null });
     const count = (this.#tasks.get(task)?.size ?? 0) + (this.#opening.get(task) ?? 0);
     if (count >= MAX_SESSIONS_PER_TASK) {
       throw new ToolgateError('limit_exceeded', `the task holds ${MAX_SESSIONS_PER_TASK} shell sessions already; close one (action "close") or reuse one by its name`, { limit: 'sessions', max: MAX_SESSIONS_PER_TASK });
     }
+  }
+
+  /** Opens a session under `name`; `limit_exceeded` past the cap of the task. */
+  async open(task: string, name: string, start: () => Promise<SandboxSession>): Promise<SessionEntry> {
+    this.checkRoom(task);
     this.#opening.set(task, (this.#opening.get(task) ?? 0) + 1);
     let session: SandboxSession;
     try {

@@ -222,6 +222,7 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
         }),
       };
     }
+    if (!entry) table.checkRoom(ctx.task_id);
     await ctx.markSent();
     let restarted: ShellSessionResult['restarted'] = null;
     const release = entry ? table.hold(entry) : null;
