@@ -72,6 +72,7 @@ export const shellSessionResult = z.strictObject({
   /** The session ended during (or by) this call; the next run opens a new one. */
   session_ended: z.strictObject({ reason: z.string(), killed_processes: z.number().int() }).nullable(),
   control: z.strictObject({ key: z.string(), signalled_processes: z.number().int() }).nullable(),
+  /** Workspace paths whose git status changed; null outside a git work tree or without write. */
   changed_paths: z.array(z.string()).nullable(),
   changed_paths_truncated: z.boolean(),
   revision: z.string(),

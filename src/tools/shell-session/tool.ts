@@ -182,7 +182,6 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
     const mayHaveChanged = changed ? changed.paths.length > 0 : writable;
     const revision = mayHaveChanged ? await ctx.revision.advance() : await ctx.revision.current();
     const notes: string[] = [];
-    if (pending.before === null && writable) notes.push('changed_paths: the workspace is not a git work tree');
     if (sessionEnded && end.reason === 'session_ended') notes.push('the shell exited (e.g. `exit`): the session ended; the next run opens a new one');
     return outcome(
       ctx,
