@@ -20,7 +20,7 @@ export interface SessionRig {
 }
 
 /** A runtime with shell.session over a fresh git workspace. */
-export async function sessionRig(o: { idleMs?: number } = {}): Promise<SessionRig> {
+export async function sessionRig(o: { idleMs?: number; secrets?: string[] } = {}): Promise<SessionRig> {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'tg-session-')));
   const workspace = join(base, 'ws');
   mkdirSync(join(workspace, 'sub'), { recursive: true });
@@ -29,7 +29,7 @@ export async function sessionRig(o: { idleMs?: number } = {}): Promise<SessionRi
   git(workspace, 'add', '.');
   git(workspace, 'commit', '-qm', 'init');
   const tool = createShellSession(o.idleMs !== undefined ? { idleMs: o.idleMs } : {});
-  const rt = await createRuntime({ workspace, stateDir: join(base, 'state'), tools: [tool as never], grant: GRANT });
+  const rt = await createRuntime({ workspace, stateDir: join(base, 'state'), tools: [tool as never], grant: GRANT, ...(o.secrets ? { secrets: o.secrets } : {}) });
   let seq = 0;
   return {
     rt,
