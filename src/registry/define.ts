@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Digest, EffectClass } from '../protocol/index.js';
+import type { Digest, EffectClass, TaskId } from '../protocol/index.js';
 import { implementationDigestOf } from './implementation-digest.js';
 import type { ExecuteContext, Normalized, NormalizeContext, ReconcileContext, ReconcileVerdict, ToolOutcome } from './context.js';
 
@@ -64,6 +64,13 @@ export interface ToolSpec<A, R, P> {
   normalize(args: A, ctx: NormalizeContext): Normalized<P> | Promise<Normalized<P>>;
   execute(ctx: ExecuteContext<A, P>): Promise<ToolOutcome<R>>;
   reconcile?(ctx: ReconcileContext): Promise<ReconcileVerdict>;
+  /**
+   * Releases what the tool holds for a task beyond its calls (shell.session's sessions): the
+   * runtime calls it when the task ends (cancelTask, endTask, the MCP session's end).
+   */
+  endTask?(task: TaskId): Promise<void>;
+  /** Releases everything the tool holds; the runtime calls it on close. */
+  dispose?(): Promise<void>;
 }
 
 export interface ToolDefinition<A = unknown, R = unknown, P = unknown> extends ToolSpec<A, R, P> {

@@ -56,6 +56,8 @@ export interface RuntimeOptions {
   readonly store?: StoreFactory;
   /** Toolchains shell.exec shows read-only (docs/shell.md); used with the built-in tools only. Default: the default list. */
   readonly toolchains?: ToolchainConfig;
+  /** A shell.session unused this long ends by itself (docs/shell-session.md). Default 30 minutes. */
+  readonly sessionIdleMs?: number;
 }
 
 export class Runtime {
@@ -64,6 +66,7 @@ export class Runtime {
   /** What reconcile works with. */
   readonly #reconcile: ReconcileParts;
   readonly #inflight = new Set<Promise<Receipt>>();
+  readonly #teardowns = new Set<Promise<unknown>>();
   #closed = false;
   /** Removal of temporary entries a crashed owner left (workspace and artifact parts); close waits for it. */
   readonly #sweep: Promise<unknown>;
@@ -75,7 +78,9 @@ export class Runtime {
     try {
       const stateDir = prepareStateDir(workspace, opts.stateDir);
       store = await (opts.store ?? sqliteStore())({ stateDir });
-      const registry = new Registry(opts.tools ?? builtinTools(opts.toolchains ? { toolchains: opts.toolchains } : {}));
+      const registry = new Registry(
+        opts.tools ?? builtinTools({ ...(opts.toolchains ? { toolchains: opts.toolchains } : {}), ...(opts.sessionIdleMs !== undefined ? { sessionIdleMs: opts.sessionIdleMs } : {}) }),
+      );
       const policy = new PolicyEngine({
         manifest: registry.manifest,
         stores: store,
@@ -167,9 +172,27 @@ export class Runtime {
     return p;
   }
 
-  /** Cancels every running call of a task and refuses its new calls until `resumeTask`. */
+  /**
+   * Cancels every running call of a task and refuses its new calls until `resumeTask`; what
+   * tools hold for the task (shell sessions) ends too.
+   */
   cancelTask(task: string): void {
     this.#parts.state.running.cancel(task as TaskId);
+    this.#track(this.endTask(task));
+  }
+
+  /**
+   * The task is over (its MCP session ended): tools release what they hold for it, e.g.
+   * shell.session kills the task's shells and everything they started. Idempotent.
+   */
+  endTask(task: string): Promise<void> {
+    return Promise.allSettled(this.#parts.services.registry.tools().map((t) => t.endTask?.(task as TaskId))).then(() => {});
+  }
+
+  /** Work that close() must wait for (a task's teardown). */
+  #track(p: Promise<unknown>): void {
+    this.#teardowns.add(p);
+    void p.finally(() => this.#teardowns.delete(p)).catch(() => {});
   }
 
   resumeTask(task: string): void {
@@ -206,7 +229,9 @@ export class Runtime {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.allSettled([...this.#inflight, this.#sweep]);
+    // Tools end what they hold (shell sessions) first: a call waiting on a session's command returns then.
+    const disposed = Promise.allSettled(this.#parts.services.registry.tools().map((t) => t.dispose?.()));
+    await Promise.allSettled([...this.#inflight, this.#sweep, disposed, ...this.#teardowns]);
     try {
       await this.#parts.services.store.close();
     } finally {

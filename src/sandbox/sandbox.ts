@@ -17,7 +17,7 @@ import { checkToolchainConfig, resolveToolchains, withToolchainEnv, type Toolcha
 import { NO_WORKSPACE_MOUNTS, scanWorkspace, type ScanLimits, type WorkspaceMounts } from './workspace-scan.js';
 
 /** Top-level entries the host obeys later: held by a placeholder while a writable run lasts, when absent. */
-const HOST_CODE_ENTRIES: readonly string[] = [...DEFAULT_PROTECTED_DIRS, ...DEFAULT_PROTECTED_FILES];
+export const HOST_CODE_ENTRIES: readonly string[] = [...DEFAULT_PROTECTED_DIRS, ...DEFAULT_PROTECTED_FILES];
 
 export type IsolationLevel = 'bwrap' | 'process';
 
@@ -143,6 +143,11 @@ export class Sandbox {
     sweepAbandonedPlaceholders(HOST_CODE_ENTRIES.map((rel) => join(o.workspace, rel)));
   }
 
+  /** The options this sandbox was made with (shell.session builds its long-lived profile from them). */
+  get options(): SandboxOptions {
+    return this.#o;
+  }
+
   get host(): Host {
     if (!this.#host) {
       this.#host = detectHost(this.#o.bwrapPath);
@@ -171,7 +176,7 @@ export class Sandbox {
     const self = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
     const owner = statSync(this.#o.workspace);
     const user = (this.#o.runAs ?? 'workspace-owner') === 'workspace-owner' && self.uid === 0 && owner.uid !== 0 ? { uid: owner.uid, gid: owner.gid } : self;
-    const { limits, inForce } = this.#limitsInForce(asked, user.uid === 0);
+    const { limits, inForce } = this.limitsInForce(asked, user.uid === 0);
     const network = req.network ?? 'none';
     const writable = req.workspaceWritable ?? true;
     const isolation: IsolationReport = {
@@ -222,7 +227,7 @@ export class Sandbox {
     if (level === 'bwrap' && !(req.internal && !writable)) {
       if (writable) lease = holdAbsentPaths(HOST_CODE_ENTRIES.map((rel) => join(this.#o.workspace, rel)));
       try {
-        profile = { ...profile, workspaceMounts: this.#workspaceMounts(user, lease?.paths ?? []) };
+        profile = { ...profile, workspaceMounts: this.workspaceMounts(user, lease?.paths ?? []) };
       } catch (e) {
         lease?.release();
         throw e;
@@ -298,8 +303,8 @@ export class Sandbox {
     }
   }
 
-  /** The scan's mounts, with the placeholders of absent host-code entries masked like secrets. */
-  #workspaceMounts(user: { uid: number; gid: number }, placeholders: readonly string[]): WorkspaceMounts {
+  /** The scan's mounts, with the placeholders of absent host-code entries masked like secrets (shell.session re-scans with it). */
+  workspaceMounts(user: { uid: number; gid: number }, placeholders: readonly string[]): WorkspaceMounts {
     const classify = this.#o.classify ?? ((c) => (rel: string) => c.classify(rel))(new PathClassifier());
     const m = scanWorkspace(this.#o.workspace, { classify, user, ...(this.#o.scanLimits ? { limits: this.#o.scanLimits } : {}) });
     if (!placeholders.length) return m;
@@ -308,7 +313,8 @@ export class Sandbox {
     return { ...m, readOnly: m.readOnly.filter((p) => !placeholders.includes(p)), maskFiles: [...m.maskFiles, ...placeholders] };
   }
 
-  #limitsInForce(asked: ResourceLimits, root: boolean): { limits: ResourceLimits; inForce: LimitsInForce } {
+  /** The limits a run gets on this host, and who enforces each (shell.session starts with it). */
+  limitsInForce(asked: ResourceLimits, root: boolean): { limits: ResourceLimits; inForce: LimitsInForce } {
     const h = this.host;
     const clamp = (v: number, hard: number | undefined): number => (hard === undefined ? v : Math.min(v, hard));
     const limits: ResourceLimits = {

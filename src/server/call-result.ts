@@ -80,7 +80,8 @@ function withheld(r: Receipt, bytes: number, limit: number): McpCallResult {
 
 export function callResultOf(r: Receipt, shaping: ResultShaping = DEFAULT_RESULT_SHAPING, call: CallTextContext = NO_CALL_CONTEXT): McpCallResult {
   const textContext = { ...call, maxBytes: shaping.textCopyLimitBytes };
-  if (r.status === 'succeeded' && isObject(r.result)) {
+  // Accepted and still running (shell.session's yield) is no error: its text says how to go on.
+  if ((r.status === 'succeeded' || r.status === 'accepted_async') && isObject(r.result)) {
     const json = JSON.stringify(r.result);
     const bytes = Buffer.byteLength(json);
     if (bytes > shaping.maxResultBytes) return withheld(r, bytes, shaping.maxResultBytes);

@@ -110,11 +110,17 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
     const { reservation } = admitted;
     try {
       // One session is one task; a reconnect is a new session and so a new task.
-      const server = createMcpServer(rt, listing, { taskId: newTaskId() }, opts);
+      const taskId = newTaskId();
+      const server = createMcpServer(rt, listing, { taskId }, opts);
+      // The session is the task: its end (DELETE, idle expiry, shutdown) ends what tools hold for it (shell sessions).
+      server.onclose = () => void rt.endTask(taskId);
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         onsessioninitialized: (sid): void => reservation.add(sid, { transport, server }),
-        onsessionclosed: (sid) => sessions.forget(sid),
+        onsessionclosed: (sid) => {
+          sessions.forget(sid);
+          void rt.endTask(taskId);
+        },
         maxRequestBodySize: bodyLimit,
       });
       await server.connect(transport);
@@ -201,6 +207,7 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
         const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
         await sessions.closeAll();
         await modern.close();
+        await rt.endTask(modernTask);
         http.closeAllConnections();
         connections.dispose();
         await stopped;

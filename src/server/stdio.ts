@@ -41,6 +41,8 @@ export function serveMcpStdio(rt: Runtime, opts: StdioServeOptions = {}): StdioS
     (closing ??= handle
       .close()
       .catch((e: unknown) => opts.onError?.(e instanceof Error ? e : new Error(String(e))))
+      // The connection was the task: what tools hold for it (shell sessions) ends with it.
+      .then(() => rt.endTask(taskId))
       .finally(() => {
         input.off('end', onInputEnd);
         input.off('close', onInputEnd);

@@ -11,9 +11,10 @@ import { createFsDelete } from './fs-delete/tool.js';
 import { createFsRename } from './fs-rename/tool.js';
 import { createFsUndo } from './undo/tool.js';
 import { createShellExec } from './shell-exec/tool.js';
+import { createShellSession } from './shell-session/tool.js';
 
 /** Fresh definitions (each holds its own caches): one set per runtime. */
-export function builtinTools(o: { toolchains?: ToolchainConfig } = {}): AnyTool[] {
+export function builtinTools(o: { toolchains?: ToolchainConfig; sessionIdleMs?: number } = {}): AnyTool[] {
   // fs.undo restores the receipts of the tools in this list whose definition says `undoable`.
   const undoable = new Set<string>();
   const tools = [
@@ -26,6 +27,7 @@ export function builtinTools(o: { toolchains?: ToolchainConfig } = {}): AnyTool[
     anyTool(createFsRename()),
     anyTool(createFsUndo({ undoable: (tool) => undoable.has(tool) })),
     anyTool(createShellExec(o.toolchains ? { toolchains: o.toolchains } : {})),
+    anyTool(createShellSession({ ...(o.toolchains ? { toolchains: o.toolchains } : {}), ...(o.sessionIdleMs !== undefined ? { idleMs: o.sessionIdleMs } : {}) })),
   ];
   for (const t of tools) if (t.undoable) undoable.add(t.name);
   return tools;

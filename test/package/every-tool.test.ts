@@ -61,6 +61,11 @@ describe(`every built-in tool, one call through the built CLI (Node ${process.ve
       assert.equal(r.isolation.level, 'bwrap');
       assert.equal(r.stdout.preview, '3\n');
 
+      // One call is a whole task from the CLI: the session opens, runs, and ends with the runtime.
+      const session = call('shell.session', { command: 'cd src && export X=1 && wc -l < load.ts' });
+      const s = session.result as { cwd: string; stdout: { preview: string }; env_changes: { added: string[] } };
+      assert.deepEqual([s.cwd, s.stdout.preview, s.env_changes.added], ['src', '3\n', ['X']]);
+
       const names = new Set(builtinTools().map((t) => t.name));
       assert.deepEqual([...called].sort(), [...names].sort(), 'every built-in tool was called');
     } finally {

@@ -9,6 +9,7 @@ import { fsReadText, isFsReadResult } from './fs-read.js';
 import { fsSearchText, isFsSearchResult } from './fs-search.js';
 import { mutationText } from './fs-mutations.js';
 import { isShellResult, shellExecLines } from './shell-exec.js';
+import { isSessionResult, shellSessionLines } from './shell-session.js';
 
 type Data = Readonly<Record<string, unknown>>;
 
@@ -37,6 +38,7 @@ export function successText(r: Receipt, result: Data, json: string, summary: () 
   else if (r.tool === 'shell.exec' && isShellResult(result)) body = `shell.exec succeeded: ${shellExecLines(result).join('\n')}`;
   else if (r.tool === 'fs.search' && isFsSearchResult(result)) body = fsSearchText(result, ctx.args);
   else if (change !== null) body = change;
+  else if (r.tool === 'shell.session' && isSessionResult(result)) body = `shell.session ${r.status === 'accepted_async' ? 'still running' : r.status}: ${shellSessionLines(result).join('\n')}`;
   // A result that carries its own rendering (a top-level string `text`, e.g. fs.list's tree) is read as that text.
   else if (typeof result['text'] === 'string') body = result['text'];
   else body = Buffer.byteLength(json) <= room ? json : summary();
@@ -50,7 +52,8 @@ export function failureText(r: Receipt, error: ErrorBody, ctx: TextContext): str
   const multiline = error.message.includes('\n');
   const lines = [multiline ? `${r.tool} ${r.status}: ${error.code}: ${error.message}\nreceipt ${r.receipt_id}` : `${r.tool} ${r.status}: ${error.code}: ${error.message} (receipt ${r.receipt_id})`];
   lines.push(...errorDetailLines(error, r.tool));
-  if (isShellResult(r.result)) lines.push(...shellExecLines(r.result));
+  if (isSessionResult(r.result)) lines.push(...shellSessionLines(r.result));
+  else if (isShellResult(r.result)) lines.push(...shellExecLines(r.result));
   if (r.partial !== null) {
     const p = r.partial;
     lines.push(`partial effect: applied ${p.applied.join(', ') || 'nothing'}; not applied ${p.unapplied.join(', ') || 'nothing'}; restored ${p.restored.join(', ') || 'nothing'}`);

@@ -9,7 +9,7 @@ function obj(v: unknown): Data | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Data) : undefined;
 }
 
-function streamLines(name: string, s: Data | undefined): string[] {
+export function streamLines(name: string, s: Data | undefined): string[] {
   if (s === undefined) return [];
   const bytes = Number(s['bytes'] ?? 0);
   const preview = typeof s['preview'] === 'string' ? s['preview'] : '';
