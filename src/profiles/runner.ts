@@ -86,6 +86,7 @@ export class ProfileRunner {
       return this.#refused(this.profile.invalidArguments(tool.name, problems), 'invalid_arguments');
     }
     const ctx = this.#context(opts.task_id);
+    // The digest is of the arguments as the agent sent them (before the schema's defaults).
     const mapping = tool.map(checked.args, ctx);
     if ('refuse' in mapping) return this.#refused(mapping.refuse.text, mapping.refuse.code);
     const envelope = {
@@ -93,7 +94,7 @@ export class ProfileRunner {
       task_id: opts.task_id,
       tool: mapping.call.tool,
       arguments: mapping.call.arguments,
-      origin: { kind: PROFILE_ORIGIN_KIND, profile: this.profile.name, tool: tool.name, arguments_digest: digestOf(checked.args) },
+      origin: { kind: PROFILE_ORIGIN_KIND, profile: this.profile.name, tool: tool.name, arguments_digest: digestOf(args ?? {}) },
       ...(opts.deadline === undefined ? {} : { deadline: opts.deadline }),
       ...(opts.idempotency_key === undefined ? {} : { idempotency_key: opts.idempotency_key }),
     };

@@ -23,17 +23,10 @@ export const SAME_STRINGS = 'No changes to make: old_string and new_string are e
 export function editFailure(r: Receipt, edits: readonly EditStrings[], filePath: string, root: string): ProfileText {
   const d = errorData(r);
   const at = typeof d['edit'] === 'number' ? edits[d['edit'] - 1] : edits.length === 1 ? edits[0] : undefined;
-  switch (r.error?.code) {
-    case 'no_match':
-      return at ? failed(notFoundText(at.old_string)) : pathFailure(r, filePath, root);
-    case 'ambiguous_match': {
-      const lines = Array.isArray(d['lines']) ? d['lines'].length : 2;
-      // Overlapping occurrences cannot be replaced all at once either: Toolgate's message says so.
-      return at && d['overlapping'] !== true ? failed(ambiguousText(lines, at.old_string)) : pathFailure(r, filePath, root);
-    }
-    case 'no_change':
-      return failed(SAME_STRINGS);
-    default:
-      return pathFailure(r, filePath, root);
-  }
+  const code = r.error?.code;
+  if (code === 'no_match' && at) return failed(notFoundText(at.old_string));
+  // Overlapping occurrences cannot be replaced all at once either: Toolgate's message says so.
+  if (code === 'ambiguous_match' && at && d['overlapping'] !== true) return failed(ambiguousText(Array.isArray(d['lines']) ? d['lines'].length : 2, at.old_string));
+  if (code === 'no_change') return failed(SAME_STRINGS);
+  return pathFailure(r, filePath, root);
 }

@@ -34,12 +34,8 @@ export const FILE_DOES_NOT_EXIST = 'File does not exist.';
 
 /** The failures every file tool shares: a missing file, a path outside the workspace; else Toolgate's message. */
 export function pathFailure(r: Receipt, given: string, root: string): ProfileText {
-  switch (r.error?.code) {
-    case 'not_found':
-      return failed(FILE_DOES_NOT_EXIST);
-    case 'path_escape':
-      return failed(`Path ${given} is outside the workspace ${root}; only files beneath it can be reached.`);
-    default:
-      return toolgateFailure(r);
-  }
+  const code = r.error?.code;
+  if (code === 'not_found') return failed(FILE_DOES_NOT_EXIST);
+  if (code === 'path_escape') return failed(`Path ${given} is outside the workspace ${root}; only files beneath it can be reached.`);
+  return toolgateFailure(r);
 }

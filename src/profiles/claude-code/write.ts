@@ -38,16 +38,10 @@ export const writeTool: ProfileTool = {
     if (r.status === 'succeeded') {
       return ok(resultOf(r)['created'] === true ? `File created successfully at: ${a.file_path}` : `The file ${a.file_path} has been updated successfully.`);
     }
-    switch (r.error?.code) {
-      case 'already_exists':
-        return failed(NOT_READ_YET);
-      case 'precondition_failed':
-        return failed(MODIFIED_SINCE_READ);
-      case 'not_found':
-        // Read, then deleted by someone else before this write.
-        return failed(MODIFIED_SINCE_READ);
-      default:
-        return pathFailure(r, a.file_path, ctx.root);
-    }
+    const code = r.error?.code;
+    if (code === 'already_exists') return failed(NOT_READ_YET);
+    // Changed since the read — or deleted since (mode replace finds no file).
+    if (code === 'precondition_failed' || code === 'not_found') return failed(MODIFIED_SINCE_READ);
+    return pathFailure(r, a.file_path, ctx.root);
   },
 };
