@@ -67,7 +67,8 @@ export const grepTool: ProfileTool = {
     const mode = a.output_mode ?? 'files_with_matches';
     const { before, after } = contextOf(a);
     const include = includeOf(a, scope.prefix);
-    const wanted = (a.offset ?? 0) + headLimit(a);
+    // One more than the page, to know whether there is more (the pagination footer).
+    const wanted = (a.offset ?? 0) + headLimit(a) + 1;
     return {
       call: {
         tool: 'fs.search',
@@ -124,7 +125,8 @@ export const grepTool: ProfileTool = {
     const paged = lines.length > offset + limit || offset > 0;
     const footer = paged ? `\n\n[Showing results with pagination = limit: ${Number.isFinite(limit) ? limit : 0}, offset: ${offset}]` : '';
     // Toolgate's own bound (max results, bytes or time) cut the search: say so, never a silent short list.
-    const cut = res['truncated'] === true && !paged ? `\n\n(Results are truncated at Toolgate's bound (${String(res['truncation_reason'])}). Narrow the pattern, path or glob.)` : '';
+    const ownBound = res['truncation_reason'] !== 'max_results' || !Number.isFinite(offset + limit) || offset + limit + 1 > MAX_RESULTS;
+    const cut = res['truncated'] === true && !paged && ownBound ? `\n\n(Results are truncated at Toolgate's bound (${String(res['truncation_reason'])}). Narrow the pattern, path or glob.)` : '';
     if (page.length === 0) return ok(`${mode === 'files_with_matches' ? 'No files found' : 'No matches found'}${footer}`);
     if (mode === 'files_with_matches') return ok(`Found ${page.length} file${page.length === 1 ? '' : 's'}\n${page.join('\n')}${footer}${cut}`);
     if (mode === 'count') {

@@ -104,7 +104,7 @@ describe('claude-code profile over MCP stdio (built CLI, SDK client)', () => {
   it('every call left a receipt naming the profile, the original tool and the digest of its arguments', () => {
     const r = spawnSync(process.execPath, [BIN, 'receipts', 'list', '--json', '--task', 'cc-task', '--state-dir', d.state, '--workspace', ws], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    const receipts = new Map((JSON.parse(r.stdout) as Receipt[]).map((x) => [x.receipt_id, x]));
+    const receipts = new Map<string, Receipt>((JSON.parse(r.stdout) as Receipt[]).map((x) => [x.receipt_id, x]));
     assert.equal(calls.length, 8);
     const mapped: Record<string, string> = { Glob: 'fs.search', Grep: 'fs.search', Read: 'fs.read', Edit: 'fs.patch', Write: 'fs.write' };
     for (const c of calls) {
