@@ -33,7 +33,6 @@ export const multiEditTool: ProfileTool = {
     if (r.error?.code === 'invalid_arguments' && d?.faults?.some((f) => /\/edits\/\d+\/old$/.test(f.pointer ?? ''))) {
       return failed('old_string is empty: MultiEdit does not create files here; use Write to create the file.');
     }
-    if (r.error?.code === 'overlapping_edits') return failed(`${r.error.message}. Combine the overlapping edits into one.`);
     return editFailure(r, a.edits, a.file_path, ctx.root);
   },
 };

@@ -139,6 +139,24 @@ describe('claude-code profile: the text of each tool', () => {
     });
   });
 
+  describe('MultiEdit: where Toolgate differs', () => {
+    it('an edit on text an earlier edit wrote is refused (edits are placed in the file as read), nothing written', async () => {
+      writeFileSync(at('m2.py'), 'one\ntwo\n');
+      const r = await call('MultiEdit', { file_path: at('m2.py'), edits: [{ old_string: 'one', new_string: 'uno' }, { old_string: 'uno', new_string: 'eins' }] });
+      assert.equal(r.text, `<tool_use_error>String to replace not found in file.\nString: uno</tool_use_error>\n${typed(r, 'no_match')}`);
+      assert.equal(readFileSync(at('m2.py'), 'utf8'), 'one\ntwo\n');
+    });
+    it('overlapping edits and an empty old_string are refused with a receipt', async () => {
+      writeFileSync(at('m3.py'), 'one\ntwo\n');
+      const overlap = await call('MultiEdit', { file_path: at('m3.py'), edits: [{ old_string: 'one\ntwo', new_string: 'x' }, { old_string: 'two', new_string: 'y' }] });
+      assert.equal(overlap.code, 'overlapping_edits');
+      assert.match(overlap.text, /^<tool_use_error>edits 1 and 2 of m3\.py touch the same text .*<\/tool_use_error>\ntoolgate: overlapping_edits \(receipt rcpt_\w+\)$/);
+      const empty = await call('MultiEdit', { file_path: at('m3.py'), edits: [{ old_string: '', new_string: 'x' }] });
+      assert.equal(empty.text, `<tool_use_error>old_string is empty: MultiEdit does not create files here; use Write to create the file.</tool_use_error>\n${typed(empty, 'invalid_arguments')}`);
+      assert.equal(readFileSync(at('m3.py'), 'utf8'), 'one\ntwo\n');
+    });
+  });
+
   describe('Write', () => {
     it('creates a new file (and its parents); refuses an unread existing file; replaces a read one; refuses a change since the read', async () => {
       const created = await call('Write', { file_path: at('w/new.txt'), content: 'new\n' });
@@ -184,6 +202,31 @@ describe('claude-code profile: the text of each tool', () => {
       assert.equal((await call('Glob', { pattern: '**/*.ts' })).text.split('\n').sort().join('\n'), `${at('src/b.ts')}\n${at('src/lib/c.ts')}`);
       assert.equal((await call('Glob', { pattern: '*.ts', path: at('src') })).text, at('src/b.ts'));
       assert.equal((await call('Glob', { pattern: '*.ts' })).text, 'No files found');
+    });
+    it('Glob past 100 files: the original truncation notice', async () => {
+      mkdirSync(at('many'));
+      for (let i = 0; i < 105; i++) writeFileSync(at(`many/f${String(i).padStart(3, '0')}.txt`), 'x');
+      const lines = (await call('Glob', { pattern: 'many/*.txt' })).text.split('\n');
+      assert.equal(lines.length, 101);
+      assert.equal(lines[0], at('many/f000.txt'));
+      assert.equal(lines[100], '(Results are truncated. Consider using a more specific path or pattern.)');
+    });
+    it('Grep with an invalid regex: the engine\'s message, invalid_arguments', async () => {
+      const r = await call('Grep', { pattern: '(' });
+      assert.match(r.text, /^<tool_use_error>invalid regex: [^]*unclosed group<\/tool_use_error>\ntoolgate: invalid_arguments \(receipt rcpt_\w+\)$/);
+    });
+    it('unknown tool and unknown field: no call, the typed code', async () => {
+      assert.equal((await call('Nope', {})).text, '<tool_use_error>No such tool available: Nope</tool_use_error>\ntoolgate: unknown_tool');
+      assert.equal(
+        (await call('Edit', { file_path: at('a.py'), old_string: 'a', new_string: 'b', bogus: 1 })).text,
+        '<tool_use_error>InputValidationError: Edit failed due to the following issue:\nThe parameter `bogus`: unknown field</tool_use_error>\ntoolgate: invalid_arguments',
+      );
+    });
+    it('LS on a file and on a missing directory', async () => {
+      const file = await call('LS', { path: at('a.py') });
+      assert.equal(file.text, `<tool_use_error>${at('a.py')} is not a directory.</tool_use_error>\n${typed(file, 'invalid_resource')}`);
+      const missing = await call('LS', { path: at('nope') });
+      assert.equal(missing.text, `<tool_use_error>Directory ${at('nope')} does not exist.</tool_use_error>\n${typed(missing, 'not_found')}`);
     });
     it('LS: an indented tree; ignore leaves entries out', async () => {
       const r = await call('LS', { path: at('src'), ignore: ['lib'] });

@@ -134,3 +134,17 @@ function existsSafe(path: string): boolean {
     return false;
   }
 }
+
+describe('toolgate serve --profile with an unknown name', () => {
+  it('is a usage error naming the known profiles, exit 2, before anything is served', () => {
+    const d = tempDirs('tg-profile-bad');
+    try {
+      const r = spawnSync(process.execPath, [BIN, 'serve', '--stdio', '--profile', 'nope', '--workspace', d.workspace, '--state-dir', d.state], { encoding: 'utf8', input: '' });
+      assert.equal(r.status, 2);
+      assert.match(r.stderr, /^toolgate serve: usage: unknown profile "nope"; known profiles: claude-code\n/);
+      assert.equal(r.stdout, '');
+    } finally {
+      d.cleanup();
+    }
+  });
+});
