@@ -38,10 +38,17 @@ export interface FileMemory {
   set(path: string, sha256: string): void;
 }
 
+/** Anything else a profile keeps per task (an editor's undo history, what a view showed); bounded. */
+export interface TaskNotes {
+  get(key: string): unknown;
+  set(key: string, value: unknown): void;
+}
+
 export interface ProfileContext {
   /** The workspace root, absolute: the agent's absolute paths are mapped beneath it. */
   readonly root: string;
   readonly files: FileMemory;
+  readonly notes: TaskNotes;
 }
 
 export interface ProfileTool {
@@ -50,9 +57,16 @@ export interface ProfileTool {
   readonly inputSchema: InputSchema;
   /** Arguments already valid against `inputSchema`. */
   map(args: JsonObject, ctx: ProfileContext): Mapping;
-  render(receipt: Receipt, args: JsonObject, ctx: ProfileContext): ProfileText;
+  /**
+   * A second call the original's answer needs, decided from the first receipt: the lines around
+   * an edit as the file now is (fs.read), or the listing of what turned out to be a directory.
+   * It is its own envelope through the whole pipeline, with the same origin; null for none.
+   */
+  followUp?(receipt: Receipt, args: JsonObject, ctx: ProfileContext): ToolCall | null;
+  /** `followed`: the receipt of the follow-up call, when there was one. */
+  render(receipt: Receipt, args: JsonObject, ctx: ProfileContext, followed?: Receipt): ProfileText;
   /** What a succeeded call teaches the task (e.g. the sha256 a Read saw, for a later Write). */
-  observe?(receipt: Receipt, args: JsonObject, ctx: ProfileContext): void;
+  observe?(receipt: Receipt, args: JsonObject, ctx: ProfileContext, followed?: Receipt): void;
 }
 
 export interface Profile {

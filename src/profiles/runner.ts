@@ -5,8 +5,8 @@
 // refusal is followed by one line with Toolgate's typed code (and the receipt, when there is one).
 import { LRUCache } from 'lru-cache';
 import { PROFILE_ORIGIN_KIND, PROTOCOL_VERSION, digestOf, type ErrorCode, type Receipt } from '../protocol/index.js';
-import { BoundedFileMemory } from './file-memory.js';
-import type { FileMemory, InputSchema, JsonObject, Profile, ProfileContext, ProfileTool } from './profile.js';
+import { BoundedFileMemory, BoundedNotes } from './file-memory.js';
+import type { FileMemory, InputSchema, JsonObject, Profile, ProfileContext, ProfileTool, TaskNotes, ToolCall } from './profile.js';
 import { argumentChecker, type ArgumentCheck } from './validate.js';
 
 /** The runtime's `call`, as the profile sees it (the profiles layer imports no runtime). */
@@ -45,7 +45,7 @@ export class ProfileRunner {
   readonly #root: string;
   readonly #checkers = new Map<string, (args: unknown) => ArgumentCheck>();
   /** What each task remembers (read sha256s); bounded like the runtime's other per-task state. */
-  readonly #memories = new LRUCache<string, FileMemory>({ max: 1_000 });
+  readonly #memories = new LRUCache<string, { files: FileMemory; notes: TaskNotes }>({ max: 1_000 });
 
   constructor(profile: Profile, host: { readonly call: CallRuntime; readonly root: string }) {
     this.profile = profile;
@@ -68,9 +68,9 @@ export class ProfileRunner {
   }
 
   #context(task: string): ProfileContext {
-    let files = this.#memories.get(task);
-    if (files === undefined) this.#memories.set(task, (files = new BoundedFileMemory()));
-    return { root: this.#root, files };
+    let memory = this.#memories.get(task);
+    if (memory === undefined) this.#memories.set(task, (memory = { files: new BoundedFileMemory(), notes: new BoundedNotes() }));
+    return { root: this.#root, ...memory };
   }
 
   #refused(message: string, code: ErrorCode): ProfileAnswer {
@@ -89,18 +89,23 @@ export class ProfileRunner {
     // The digest is of the arguments as the agent sent them (before the schema's defaults).
     const mapping = tool.map(checked.args, ctx);
     if ('refuse' in mapping) return this.#refused(mapping.refuse.text, mapping.refuse.code);
-    const envelope = {
+    const origin = { kind: PROFILE_ORIGIN_KIND, profile: this.profile.name, tool: tool.name, arguments_digest: digestOf(args ?? {}) };
+    const envelopeOf = (call: ToolCall, idempotencyKey: string | undefined): JsonObject => ({
       protocol_version: PROTOCOL_VERSION,
       task_id: opts.task_id,
-      tool: mapping.call.tool,
-      arguments: mapping.call.arguments,
-      origin: { kind: PROFILE_ORIGIN_KIND, profile: this.profile.name, tool: tool.name, arguments_digest: digestOf(args ?? {}) },
+      tool: call.tool,
+      arguments: call.arguments,
+      origin,
       ...(opts.deadline === undefined ? {} : { deadline: opts.deadline }),
-      ...(opts.idempotency_key === undefined ? {} : { idempotency_key: opts.idempotency_key }),
-    };
-    const receipt = await this.#call(envelope, opts.signal === undefined ? {} : { signal: opts.signal });
-    if (receipt.status === 'succeeded') tool.observe?.(receipt, checked.args, ctx);
-    const shown = tool.render(receipt, checked.args, ctx);
+      ...(idempotencyKey === undefined ? {} : { idempotency_key: idempotencyKey }),
+    });
+    const callOpts = opts.signal === undefined ? {} : { signal: opts.signal };
+    const receipt = await this.#call(envelopeOf(mapping.call, opts.idempotency_key), callOpts);
+    const next = tool.followUp?.(receipt, checked.args, ctx) ?? null;
+    // The follow-up is a read: it has no effect to deduplicate, so it carries no idempotency key.
+    const followed = next === null ? undefined : await this.#call(envelopeOf(next, undefined), callOpts);
+    if (receipt.status === 'succeeded') tool.observe?.(receipt, checked.args, ctx, followed);
+    const shown = tool.render(receipt, checked.args, ctx, followed);
     if (!shown.isError) return { text: shown.text, isError: false, code: null, receipt };
     const code = shown.code ?? receipt.error?.code ?? 'internal_error';
     return { text: `${shown.text}\n${typedCodeLine(code, receipt)}`, isError: true, code, receipt };
