@@ -8,6 +8,7 @@
 import { isAbsolute, join, relative } from 'node:path';
 import type { Receipt } from '../../protocol/index.js';
 import type { InputSchema, JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool, Refusal, ToolCall } from '../profile.js';
+import { REFERENCE_DIALECT, type EditorDialect } from './dialect.js';
 import { pageOf, referenceLines } from './page.js';
 import { catN, clip, errorData, failed, ok, pyList, resultOf, SNIPPET_LINES } from './text.js';
 
@@ -104,18 +105,17 @@ function snippetRead(path: string, first: number, last: number): ToolCall {
 }
 
 /** What the reference would say of a failed call, by Toolgate's code; null for Toolgate's own message. */
-function pathFailure(r: Receipt, a: EditorArgs, name: string): ProfileText | null {
+function pathFailure(r: Receipt, a: EditorArgs, d: EditorDialect): ProfileText | null {
   const code = r.error?.code;
-  const d = errorData(r);
   if (code === 'not_found') {
     if (a.command === 'create') return failed(`Ran into [Errno 2] No such file or directory: '${a.path}' while trying to write to ${a.path}`);
-    return failed(`The path ${a.path} does not exist. Please provide a valid path.`);
+    return failed(d.pathError(a.path, `The path ${a.path} does not exist. Please provide a valid path.`));
   }
-  if (code === 'invalid_resource' && d['kind'] === 'directory') {
-    if (a.command === 'view') return failed('The `view_range` parameter is not allowed when `path` points to a directory.');
-    return failed(`The path ${a.path} is a directory and only the \`view\` command can be used on directories`);
+  if (code === 'invalid_resource' && errorData(r)['kind'] === 'directory') {
+    if (a.command === 'view') return failed(d.pathError(a.path, 'The `view_range` parameter is not allowed when `path` points to a directory.'));
+    return failed(d.pathError(a.path, `The path ${a.path} is a directory and only the \`view\` command can be used on directories`));
   }
-  if (code === 'path_escape') return failed(`The path ${a.path} is outside the workspace; ${name} reaches only files beneath it.`);
+  if (code === 'path_escape') return failed(d.pathError(a.path, `The path ${a.path} is outside the workspace; only files beneath it can be reached.`));
   return null;
 }
 
@@ -123,57 +123,66 @@ function toolgateFailure(r: Receipt): ProfileText {
   return failed(r.error?.message ?? `${r.tool} ended ${r.status}`);
 }
 
-function renderView(r: Receipt, a: EditorArgs, followed: Receipt | undefined, root: string): ProfileText {
-  if (followed !== undefined) return renderDirectory(followed, a, root);
+function renderView(r: Receipt, a: EditorArgs, followed: Receipt | undefined, root: string, d: EditorDialect): ProfileText {
+  if (followed !== undefined) return renderDirectory(followed, a, root, d);
   const p = pageOf(r);
-  if (r.status !== 'succeeded' || p === null) return pathFailure(r, a, '') ?? toolgateFailure(r);
-  if (p.binary) return failed(`Ran into UnicodeDecodeError: 'utf-8' codec can't decode ${a.path} (a binary file of ${p.size} bytes) while trying to read ${a.path}`, 'unsupported');
+  if (r.status !== 'succeeded' || p === null) return pathFailure(r, a, d) ?? toolgateFailure(r);
+  if (p.binary) return failed(d.binary(a.path, p.size), 'unsupported');
   const range = a.view_range;
   if (range !== undefined) {
-    const [from = 1, to = -1] = range;
+    const [from = 1, asked = -1] = range;
     const n = p.referenceLines;
-    const shown = pyList([from, to]);
+    const shown = pyList([from, asked]);
+    const note = asked > n ? d.clampNote(n) : null;
+    const to = note === null ? asked : n;
     if (from < 1 || from > n) return failed(`Invalid \`view_range\`: ${shown}. Its first element \`${from}\` should be within the range of lines of the file: ${pyList([1, n])}`, 'invalid_arguments');
     if (to > n) return failed(`Invalid \`view_range\`: ${shown}. Its second element \`${to}\` should be smaller than the number of lines in the file: \`${n}\``, 'invalid_arguments');
     if (to !== -1 && to < from) return failed(`Invalid \`view_range\`: ${shown}. Its second element \`${to}\` should be larger or equal than its first \`${from}\``, 'invalid_arguments');
     const lines = referenceLines(p, to === -1 ? Number.MAX_SAFE_INTEGER : to - 1);
     // Clipped when the byte bound ended the page before the range did.
     const cut = p.truncated && (to === -1 || p.end < Math.min(to, p.total));
-    return ok(catN(clip(lines.join('\n'), cut).split('\n'), a.path, from));
+    const view = catN(clip(lines.join('\n'), cut, d.truncated).split('\n'), a.path, from);
+    return ok(note === null ? view : `${note}\n${view}`);
   }
   const lines = referenceLines(p, Number.MAX_SAFE_INTEGER);
-  return ok(catN(clip(lines.join('\n'), p.truncated).split('\n'), a.path, 1));
+  return ok(catN(clip(lines.join('\n'), p.truncated, d.truncated).split('\n'), a.path, 1));
 }
 
 /** The reference lists `find PATH -maxdepth 2 -not -path '*\/.*'`: the directory, then its entries, hidden ones left out. */
-function renderDirectory(listed: Receipt, a: EditorArgs, root: string): ProfileText {
-  if (listed.status !== 'succeeded') return pathFailure(listed, a, '') ?? toolgateFailure(listed);
+function renderDirectory(listed: Receipt, a: EditorArgs, root: string, d: EditorDialect): ProfileText {
+  if (listed.status !== 'succeeded') return pathFailure(listed, a, d) ?? toolgateFailure(listed);
   const res = resultOf(listed);
   const base = workspacePath(a.path, root);
   const entries = (Array.isArray(res['entries']) ? res['entries'] : []) as { path: string }[];
   const lines = [a.path];
+  let hidden = 0;
   for (const e of entries) {
     const rel = base === '.' ? e.path : relative(base, e.path);
-    if (rel.split('/').some((part) => part.startsWith('.'))) continue;
+    const parts = rel.split('/');
+    if (parts.some((part) => part.startsWith('.'))) {
+      if (parts.length === 1) hidden++;
+      continue;
+    }
     lines.push(join(a.path, rel));
   }
   const more = res['truncated'] === true ? `\n[… more entries not listed: call view on a subdirectory]` : '';
-  return ok(`Here's the files and directories up to 2 levels deep in ${a.path}, excluding hidden items:\n${lines.join('\n')}\n${more}`);
+  const note = d.hiddenNote(hidden, a.path);
+  return ok(`Here's the files and directories up to 2 levels deep in ${a.path}, excluding hidden items:\n${lines.join('\n')}\n${more}${note === null ? '' : `\n${note}`}`);
 }
 
-function renderEdit(r: Receipt, a: EditorArgs, followed: Receipt | undefined): ProfileText {
+function renderEdit(r: Receipt, a: EditorArgs, followed: Receipt | undefined, dialect: EditorDialect): ProfileText {
   if (r.status !== 'succeeded') {
     const code = r.error?.code;
     const d = errorData(r);
     if (a.command === 'str_replace' && code === 'no_match') return failed(`No replacement was performed, old_str \`${a.old_str ?? ''}\` did not appear verbatim in ${a.path}.`);
     if (a.command === 'str_replace' && code === 'ambiguous_match') {
       const lines = Array.isArray(d['lines']) ? (d['lines'] as number[]) : [];
-      return failed(`No replacement was performed. Multiple occurrences of old_str \`${a.old_str ?? ''}\` in lines ${pyList(lines)}. Please ensure it is unique`);
+      return failed(`No replacement was performed. Multiple occurrences of old_str \`${a.old_str ?? ''}\` in lines ${pyList(lines)}. Please ensure it is unique${dialect.uniqueEnd}`);
     }
     if (a.command === 'insert' && code === 'precondition_failed') {
       return failed(`${a.path} changed since you last viewed it, so line ${a.insert_line ?? 0} may not be where you think: view it again, then insert. Nothing was written.`);
     }
-    return pathFailure(r, a, '') ?? toolgateFailure(r);
+    return pathFailure(r, a, dialect) ?? toolgateFailure(r);
   }
   const p = pageOf(followed);
   if (p === null) return ok(`The file ${a.path} has been edited. (The lines around the edit could not be read back: ${followed?.error?.message ?? 'no read'}.)`);
@@ -198,9 +207,12 @@ export interface EditorOptions {
   readonly schema: InputSchema;
   /** The older str_replace_editor's undo_edit. */
   readonly undo: boolean;
+  /** Whose strings (default: the reference implementation's). */
+  readonly dialect?: EditorDialect;
 }
 
 export function editorTool(opts: EditorOptions): ProfileTool {
+  const dialect = opts.dialect ?? REFERENCE_DIALECT;
   return {
     name: opts.name,
     description: opts.schema['description'] as string,
@@ -217,6 +229,7 @@ export function editorTool(opts: EditorOptions): ProfileTool {
         case 'str_replace':
           if (a.old_str === undefined) return refuse('Parameter `old_str` is required for command: str_replace', 'invalid_arguments');
           // The reference counts '' as occurring everywhere; Toolgate has no empty match to make.
+          if (a.old_str === a.new_str && dialect.sameStrings(a.new_str) !== null) return refuse(dialect.sameStrings(a.new_str) ?? '', 'no_change');
           if (a.old_str === '') return refuse(`No replacement was performed. old_str is empty, so it does not name one place in ${a.path}. Please ensure it is unique`, 'invalid_arguments');
           return { call: { tool: 'fs.patch', arguments: { files: [{ path, edits: [{ old: a.old_str, new: a.new_str ?? '' }] }] } } };
         case 'insert':
@@ -264,24 +277,29 @@ export function editorTool(opts: EditorOptions): ProfileTool {
       if (a.command === 'undo_edit') ctx.notes.set(historyKey(path), history(ctx, path).slice(0, -1));
     },
     render(r: Receipt, raw: JsonObject, ctx: ProfileContext, followed?: Receipt): ProfileText {
-      const a = raw as unknown as EditorArgs;
-      switch (a.command) {
-        case 'view':
-          return renderView(r, a, followed, ctx.root);
-        case 'create':
-          if (r.status === 'succeeded') return ok(`File created successfully at: ${a.path}`);
-          if (r.error?.code === 'already_exists') return failed(`File already exists at: ${a.path}. Cannot overwrite files using command \`create\`.`);
-          return pathFailure(r, a, opts.name) ?? toolgateFailure(r);
-        case 'str_replace':
-        case 'insert':
-          return renderEdit(r, a, followed);
-        case 'undo_edit': {
-          if (r.status !== 'succeeded') return pathFailure(r, a, opts.name) ?? toolgateFailure(r);
-          const p = pageOf(followed);
-          if (p === null) return ok(`Last edit to ${a.path} undone successfully. (The file is gone: the edit undone created it.)`);
-          return ok(`Last edit to ${a.path} undone successfully. ${catN(clip(referenceLines(p, Number.MAX_SAFE_INTEGER).join('\n'), p.truncated).split('\n'), a.path, 1)}`);
-        }
-      }
+      const shown = renderCommand(r, raw, ctx, followed);
+      return shown.isError ? { ...shown, text: dialect.wrap(shown.text) } : shown;
     },
   };
+
+  function renderCommand(r: Receipt, raw: JsonObject, ctx: ProfileContext, followed?: Receipt): ProfileText {
+    const a = raw as unknown as EditorArgs;
+    switch (a.command) {
+      case 'view':
+        return renderView(r, a, followed, ctx.root, dialect);
+      case 'create':
+        if (r.status === 'succeeded') return ok(`File created successfully at: ${a.path}`);
+        if (r.error?.code === 'already_exists') return failed(`File already exists at: ${a.path}. Cannot overwrite files using command \`create\`.`);
+        return pathFailure(r, a, dialect) ?? toolgateFailure(r);
+      case 'str_replace':
+      case 'insert':
+        return renderEdit(r, a, followed, dialect);
+      case 'undo_edit': {
+        if (r.status !== 'succeeded') return pathFailure(r, a, dialect) ?? toolgateFailure(r);
+        const p = pageOf(followed);
+        if (p === null) return ok(`Last edit to ${a.path} undone successfully. (The file is gone: the edit undone created it.)`);
+        return ok(`Last edit to ${a.path} undone successfully. ${catN(clip(referenceLines(p, Number.MAX_SAFE_INTEGER).join('\n'), p.truncated, dialect.truncated).split('\n'), a.path, 1)}`);
+      }
+    }
+  }
 }

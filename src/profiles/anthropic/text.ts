@@ -25,9 +25,9 @@ export function pyList(values: readonly number[]): string {
 }
 
 /** The reference's maybe_truncate: the content cut at 16,000 characters, the note appended. */
-export function clip(content: string, force = false): string {
+export function clip(content: string, force = false, message = TRUNCATED_MESSAGE): string {
   if (!force && content.length <= MAX_RESPONSE_CHARS) return content;
-  return content.slice(0, MAX_RESPONSE_CHARS) + TRUNCATED_MESSAGE;
+  return content.slice(0, MAX_RESPONSE_CHARS) + message;
 }
 
 /** The reference's _make_output (without its tab expansion: see docs/profiles.md). */
