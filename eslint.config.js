@@ -65,6 +65,18 @@ for (const entry of readdirSync(join(root, 'src/tools'), { withFileTypes: true }
   });
 }
 
+// A compatibility profile is a thin mapping onto the runtime's public contract (docs/profiles.md):
+// it builds envelopes and reads receipts, and reaches nothing else. It imports only the protocol's
+// index (envelope, receipt, digests, error codes); the runtime, a tool's schema or the resources
+// layer are out of its reach, so a profile cannot bypass a stage. The runtime is handed to it as a
+// function at call time.
+zones.push({
+  target: './src/profiles',
+  from: './src',
+  except: ['./profiles', './protocol/index.ts'],
+  message: 'profiles: src/profiles may import only src/protocol/index.ts (a profile maps onto envelopes and receipts)',
+});
+
 // The package entry, too, reaches each layer through its index.
 zones.push({
   target: './src/index.ts',

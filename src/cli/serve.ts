@@ -87,6 +87,9 @@ are in the result's _meta.
                      other machines: use --token-file)
   --token-file FILE  require "Authorization: Bearer <the file's content>" on every request
   --task ID          task of the calls (stdio: this connection; HTTP: 2026-07-28 requests)
+  --profile NAME     serve an agent's own tools instead of the native ones (docs/profiles.md):
+                     claude-code (Read, Edit, MultiEdit, Write, Grep, Glob, LS); every call
+                     still goes through the runtime and leaves a receipt naming the original tool
 ${policyHelp(21)}
   --workspace DIR    workspace root (default: current directory)
   --state-dir DIR    state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)
@@ -111,6 +114,7 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
       host: { type: 'string' },
       'token-file': { type: 'string' },
       task: { type: 'string' },
+      profile: { type: 'string' },
       ...LIMIT_OPTIONS,
       ...POLICY_OPTIONS,
     });
@@ -136,7 +140,7 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
       }
       if (token === '') throw new UsageError('--token-file: the file is empty');
     }
-    const rt = await openRuntimeWithPolicy(values, {}, loaded);
+    const rt = await openRuntimeWithPolicy(values, values.profile === undefined ? {} : { profile: values.profile }, loaded);
     const onError = (e: Error): void => io.err(`toolgate serve: ${e.message}`);
     try {
       if (values.grant !== undefined && values.task !== undefined) {

@@ -3,6 +3,7 @@ import { ToolgateError } from './error.js';
 import { ID_PATTERN, type AttemptId, type LogicalEffectId, type TaskId } from './ids.js';
 import { jsonPointer } from './pointer.js';
 import { echoString, echoValue, MAX_FAULTS } from './echo.js';
+import { profileOriginSchema, type ProfileOrigin } from './origin.js';
 
 export const PROTOCOL_VERSION = 'tool-call.v1';
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [PROTOCOL_VERSION];
@@ -29,6 +30,7 @@ const envelopeSchema = z.strictObject({
   arguments: z.record(z.string(), z.unknown()),
   idempotency_key: id.optional(),
   deadline: z.iso.datetime({ offset: true }).optional(),
+  origin: profileOriginSchema.optional(),
 });
 
 /** A parsed `tool-call.v1` envelope. */
@@ -42,6 +44,8 @@ export interface Envelope {
   readonly arguments: Readonly<Record<string, unknown>>;
   readonly idempotency_key?: string;
   readonly deadline?: string;
+  /** Set by a compatibility profile: the agent's tool and the digest of its arguments (origin.ts). */
+  readonly origin?: ProfileOrigin;
 }
 
 export interface Fault {

@@ -41,6 +41,7 @@ export {
 } from './receipt.js';
 export { echoString, echoValue, boundStrings, wellFormed, ECHO_MAX_CHARS, ERROR_STRING_MAX_CHARS, MAX_FAULTS } from './echo.js';
 export { TOOLGATE_VERSION } from './version.js';
+export { PROFILE_ORIGIN_KIND, profileOriginSchema, type ProfileOrigin } from './origin.js';
 export { CallAborted, abortKindOf, type AbortKind } from './abort.js';
 export { StartupError, isStartupErrorCode } from './startup-error.js';
 export { STARTUP_ERROR_CODES, type StartupErrorCode, type StartupErrorDataByCode, type PolicyFault } from './startup-error-data.js';

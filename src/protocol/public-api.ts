@@ -39,4 +39,6 @@ export {
   type TaskId,
   type AttemptId,
   type ReceiptId,
+  PROFILE_ORIGIN_KIND,
+  type ProfileOrigin,
 } from './index.js';

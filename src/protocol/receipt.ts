@@ -3,6 +3,7 @@ import type { ErrorBody } from './error.js';
 import type { Decision, NormalizedAction } from './action.js';
 import type { AttemptId, LogicalEffectId, ReceiptId, TaskId } from './ids.js';
 import { PROTOCOL_VERSION } from './envelope.js';
+import type { ProfileOrigin } from './origin.js';
 
 export const CALL_STATUSES = [
   'succeeded',
@@ -66,6 +67,8 @@ export interface Receipt {
   readonly replay: boolean;
   readonly prev_receipt_digest: Digest | null;
   readonly digest: Digest;
+  /** The envelope's `origin` (a compatibility profile's call); absent on native calls. Digested. */
+  readonly origin?: ProfileOrigin;
 }
 
 export type ReceiptBody = Omit<Receipt, 'receipt_id' | 'digest' | 'replay'>;

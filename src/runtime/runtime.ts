@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { ToolgateError, type Receipt, type ReceiptId, type TaskId } from '../protocol/index.js';
+import { StartupError, ToolgateError, type Receipt, type ReceiptId, type TaskId } from '../protocol/index.js';
+import { PROFILE_NAMES, ProfileRunner, profileNamed, type Profile } from '../profiles/index.js';
 import { Registry, type AnyTool } from '../registry/index.js';
 import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
@@ -58,6 +59,19 @@ export interface RuntimeOptions {
   readonly toolchains?: ToolchainConfig;
   /** A shell.session unused this long ends by itself (docs/shell-session.md). Default 30 minutes. */
   readonly sessionIdleMs?: number;
+  /**
+   * A compatibility profile (docs/profiles.md), e.g. `claude-code`: `runtime.profile.call(name,
+   * args, { task_id })` takes an agent's own tool calls and answers in its text format, each
+   * call one envelope through this runtime. Unknown names are refused at open (`usage`).
+   */
+  readonly profile?: string;
+}
+
+function profileOf(name: string | undefined): Profile | null {
+  if (name === undefined) return null;
+  const p = profileNamed(name);
+  if (p === undefined) throw new StartupError('usage', `unknown profile ${JSON.stringify(name.slice(0, 64))}; known profiles: ${PROFILE_NAMES.join(', ')}`);
+  return p;
 }
 
 export class Runtime {
@@ -73,6 +87,7 @@ export class Runtime {
 
   /** Opens the store the options name (SQLite in the state dir by default) and everything else a runtime owns. */
   static async open(opts: RuntimeOptions): Promise<Runtime> {
+    const profile = profileOf(opts.profile);
     const workspace = Workspace.open(opts.workspace, opts.secretPatterns ? { secretPatterns: opts.secretPatterns } : {});
     let store: Store | undefined;
     try {
@@ -113,7 +128,7 @@ export class Runtime {
         secrets: opts.secrets ?? [],
       };
       const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls() };
-      return new Runtime({ services, config, state });
+      return new Runtime({ services, config, state }, profile);
     } catch (e) {
       await store?.close().catch(() => {});
       workspace.close();
@@ -121,8 +136,12 @@ export class Runtime {
     }
   }
 
-  private constructor(parts: RuntimeParts) {
+  /** The compatibility profile this runtime was opened with, bound to it; null without one. */
+  readonly profile: ProfileRunner | null;
+
+  private constructor(parts: RuntimeParts, profile: Profile | null) {
     this.#parts = parts;
+    this.profile = profile === null ? null : new ProfileRunner(profile, { call: (env, o) => this.call(env, o), root: parts.services.workspace.root });
     const { services, config } = parts;
     this.#reconcile = { workspace: services.workspace, registry: services.registry, store: services.store, artifacts: services.artifacts, secrets: config.secrets };
     this.#pipeline = pipelineOf(parts, this.#reconcile);

@@ -5,6 +5,7 @@ import { PROTOCOL_VERSION, TOOLGATE_VERSION } from '../protocol/index.js';
 import type { Runtime } from '../runtime/index.js';
 import { callResultOf, DEFAULT_RESULT_SHAPING, type ResultShaping } from './call-result.js';
 import type { ToolListing } from './tool-listing.js';
+import { profileCallResult, profileToolDefinitions } from './profile-tools.js';
 
 export interface McpSession {
   /** Every call of this session belongs to this task (DESIGN: one MCP session is one task). */
@@ -36,6 +37,25 @@ function envelopeFieldsOf(meta: Readonly<Record<string, unknown>>): Record<strin
 export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpSession, opts: McpServerOptions = {}): Server {
   const server = new Server({ name: opts.name ?? 'toolgate', version: opts.version ?? TOOLGATE_VERSION }, { capabilities: { tools: {} } });
   const shaping = opts.resultShaping ?? DEFAULT_RESULT_SHAPING;
+
+  const profile = rt.profile;
+  if (profile !== null) {
+    // A profile replaces the native surface (docs/profiles.md): its tools only, in its own words.
+    const tools = profileToolDefinitions(profile);
+    server.setRequestHandler('tools/list', () => ({ tools }));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const meta: Readonly<Record<string, unknown>> = ctx.mcpReq._meta ?? {};
+      const fields = envelopeFieldsOf(meta);
+      const answer = await profile.call(request.params.name, request.params.arguments ?? {}, {
+        task_id: session.taskId,
+        signal: ctx.mcpReq.signal,
+        ...(typeof fields['deadline'] === 'string' ? { deadline: fields['deadline'] } : {}),
+        ...(typeof fields['idempotency_key'] === 'string' ? { idempotency_key: fields['idempotency_key'] } : {}),
+      });
+      return profileCallResult(answer, profile.profile.name);
+    });
+    return server;
+  }
 
   server.setRequestHandler('tools/list', () => ({ tools: listing.tools }));
 

@@ -37,6 +37,9 @@ const FIXTURE: Record<string, string> = {
   // planted: a tool folder importing another one, and the list of tools
   'src/tools/beta/tool.ts': "import { limit } from '../alpha/limits/limit.js';\nexport const beta = (): number => limit;\n",
   'src/tools/beta/list.ts': "import { tools } from '../index.js';\nexport const count = (): number => tools.length;\n",
+  // profiles: the protocol's index only; planted: a profile reaching the store (a lower layer, through its index)
+  'src/profiles/index.ts': "import { VERSION } from '../protocol/index.js';\nexport const profileVersion = (): number => VERSION;\n",
+  'src/profiles/reach.ts': "import { openTable } from '../store/index.js';\nexport const reach = (): number => openTable();\n",
   // planted: the package entry reaching past an index
   'src/index.ts': "export { run } from './runtime/index.js';\nexport { openTable } from './store/sqlite/table.js';\n",
 };
@@ -50,6 +53,7 @@ const EXPECTED: Record<string, { rule: string; says: string }[]> = {
   'src/store/upward.ts': [{ rule: 'import-x/no-restricted-paths', says: 'layer direction: src/store may not import from a higher layer' }],
   'src/tools/beta/tool.ts': [{ rule: 'import-x/no-restricted-paths', says: 'sibling tool: src/tools/beta may not import another tool folder' }],
   'src/tools/beta/list.ts': [{ rule: 'import-x/no-restricted-paths', says: 'sibling tool: src/tools/beta may not import another tool folder' }],
+  'src/profiles/reach.ts': [{ rule: 'import-x/no-restricted-paths', says: 'profiles: src/profiles may import only src/protocol/index.ts' }],
   'src/index.ts': [{ rule: 'import-x/no-restricted-paths', says: 'deep import: src/index.ts may import a layer only through its index.ts' }],
 };
 
@@ -95,6 +99,6 @@ for (const [file, expected] of Object.entries(EXPECTED)) {
 
 test('lint reports nothing in the allowed imports (own folder at any depth, another layer through its index, the list of tools)', () => {
   const clean = Object.keys(FIXTURE).filter((file) => !(file in EXPECTED));
-  assert.ok(clean.includes('src/runtime/clean.ts') && clean.includes('src/tools/alpha/tool.ts') && clean.includes('src/tools/index.ts'));
+  assert.ok(clean.includes('src/runtime/clean.ts') && clean.includes('src/tools/alpha/tool.ts') && clean.includes('src/tools/index.ts') && clean.includes('src/profiles/index.ts'));
   for (const file of clean) assert.deepEqual(reported.get(file), [], file);
 });

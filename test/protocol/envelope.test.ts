@@ -59,3 +59,18 @@ test('canonical JSON is RFC 8785: sorted keys, no whitespace, stable digests', (
 test('error codes are unique', () => {
   assert.equal(new Set(ERROR_CODES).size, ERROR_CODES.length);
 });
+
+test('origin (a compatibility profile\'s call) parses when well formed and names its pointer when not', () => {
+  const origin = { kind: 'profile.v1', profile: 'claude-code', tool: 'Edit', arguments_digest: digestOf({ file_path: '/w/a' }) };
+  assert.deepEqual(parseEnvelope({ ...ok, origin }).origin, origin);
+  for (const bad of [
+    { ...origin, kind: 'profile.v2' },
+    { ...origin, arguments_digest: 'sha256:xyz' },
+    { ...origin, tool: '../x' },
+    { ...origin, extra: 1 },
+  ]) {
+    const r = codeOf(() => parseEnvelope({ ...ok, origin: bad }));
+    assert.equal(r.code, 'invalid_request');
+    assert.ok((r.data['faults'] as { pointer: string }[]).every((f) => f.pointer.startsWith('/origin')), JSON.stringify(r.data));
+  }
+});

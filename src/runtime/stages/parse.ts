@@ -21,6 +21,7 @@ export function parseStage(s: ParseServices, call: Call, input: unknown): Envelo
   d.tool_version = env.tool_version ?? null;
   d.logical_effect_id = env.logical_effect_id ?? null;
   d.idempotency_key = env.idempotency_key ?? null;
+  if (env.origin !== undefined) d.origin = env.origin;
   if (s.running.cancelled(env.task_id)) throw new ToolgateError('cancelled', 'the task is cancelled', { by: 'task', phase: 'admission' });
   return env;
 }

@@ -105,8 +105,8 @@ function plan(f: PreparedFile, opened: OpenedTarget | null): FilePlan {
     return {
       after: { data: bytes, mode: oldMode ?? 0o644, ...(cur?.uid !== undefined && cur.gid !== undefined ? { uid: cur.uid, gid: cur.gid } : {}) },
       diff: { path, status: 'modified', oldMode, newMode: oldMode, hunks: diffHunks(before, afterLines) },
-      // Exact edits are placed where the diff shows; the new kinds say where they landed and what they matched.
-      ...(applied.some((x) => x.match !== 'exact') ? { edits: applied } : {}),
+      // Where each edit landed and what it matched (an exact edit too: a caller shows the lines around it).
+      edits: applied,
     };
   }
   const { after, hunks } = applyHunks(path, before, change.patch.hunks);

@@ -58,7 +58,19 @@ void test('replace_all replaces every occurrence; edits apply in order; the resu
     assert.equal(r.status, 'succeeded', JSON.stringify(r.error));
     assert.equal(readFileSync(join(h.root, 'a.ts'), 'utf8'), 'bar();\ny\nbar();\n');
     const res = r.result as { files: { path: string; sha256: string; hunks: number; status: string }[]; diff: string; revision: string };
-    assert.deepEqual(res.files, [{ path: 'a.ts', status: 'modified', sha256: sha256('bar();\ny\nbar();\n'), hunks: 1 }]);
+    assert.deepEqual(res.files, [
+      {
+        path: 'a.ts',
+        status: 'modified',
+        sha256: sha256('bar();\ny\nbar();\n'),
+        hunks: 1,
+        // Where each exact edit landed (replace_all: its first occurrence, and how many there were).
+        edits: [
+          { edit: 1, match: 'exact', start_line: 1, end_line: 1, occurrences: 2 },
+          { edit: 2, match: 'exact', start_line: 2, end_line: 2, occurrences: 1 },
+        ],
+      },
+    ]);
     assert.equal(res.revision, 'r1');
     assert.equal(res.diff, 'diff --git a/a.ts b/a.ts\n--- a/a.ts\n+++ b/a.ts\n@@ -1,3 +1,3 @@\n-foo();\n-x\n-foo();\n+bar();\n+y\n+bar();\n');
   }));
