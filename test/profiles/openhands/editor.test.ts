@@ -32,7 +32,7 @@ describe('openhands profile: str_replace_editor in openhands-aci\'s words', () =
 
   it('lists one tool, the Anthropic schema with security_risk required', () => {
     assert.deepEqual(p.tools.map((t) => t.name), ['str_replace_editor']);
-    const schema = p.tools[0]?.inputSchema as { required: string[]; properties: Record<string, { enum?: string[] }> };
+    const schema = p.tools[0]?.inputSchema as unknown as { required: string[]; properties: Record<string, { enum?: string[] }> };
     assert.deepEqual(schema.required, ['command', 'path', 'security_risk']);
     assert.deepEqual(schema.properties['security_risk']?.enum, ['LOW', 'MEDIUM', 'HIGH']);
     assert.deepEqual(schema.properties['command']?.enum, ['view', 'create', 'str_replace', 'insert', 'undo_edit']);
