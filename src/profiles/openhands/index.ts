@@ -1,18 +1,12 @@
 // The `openhands` profile: OpenHands' CodeActAgent (V0) tools on Toolgate's — str_replace_editor
 // (the Anthropic schema plus `security_risk`, with openhands-aci's strings: the editor's
-// OpenHands dialect) — docs/profiles.md. execute_bash maps onto shell.session.
+// OpenHands dialect) and execute_bash on shell.session — docs/profiles.md.
 import { OPENHANDS_DIALECT } from '../anthropic/dialect.js';
 import { editorTool } from '../anthropic/editor.js';
 import { STR_REPLACE_EDITOR_SCHEMA } from '../anthropic/schemas.js';
 import type { InputSchema, Profile } from '../profile.js';
-
-/** The risk a V0 tool call must state (shared/toolsurf/openhands/execute_bash.json); the editor takes it too. */
-export const SECURITY_RISK = {
-  type: 'string',
-  description:
-    "The LLM's assessment of the safety risk of this action. See the SECURITY_RISK_ASSESSMENT section in the system prompt for risk level definitions.",
-  enum: ['LOW', 'MEDIUM', 'HIGH'],
-} as const;
+import { executeBashTool } from './execute-bash.js';
+import { SECURITY_RISK } from './security-risk.js';
 
 const properties = STR_REPLACE_EDITOR_SCHEMA['properties'] as Readonly<Record<string, unknown>>;
 
@@ -25,7 +19,7 @@ export const OPENHANDS_EDITOR_SCHEMA: InputSchema = {
 
 export const openhandsProfile: Profile = {
   name: 'openhands',
-  tools: [editorTool({ name: 'str_replace_editor', schema: OPENHANDS_EDITOR_SCHEMA, undo: true, dialect: OPENHANDS_DIALECT })],
+  tools: [executeBashTool, editorTool({ name: 'str_replace_editor', schema: OPENHANDS_EDITOR_SCHEMA, undo: true, dialect: OPENHANDS_DIALECT })],
   // OpenHands' runtime shows an error observation as `ERROR:` and the message.
   wrapError: (message) => `ERROR:\n${message}`,
   invalidArguments: (tool, problems) => `Invalid parameters for ${tool}: ${problems.join('; ')}`,

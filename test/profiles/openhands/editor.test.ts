@@ -30,9 +30,9 @@ describe('openhands profile: str_replace_editor in openhands-aci\'s words', () =
 
   after(() => done());
 
-  it('lists one tool, the Anthropic schema with security_risk required', () => {
-    assert.deepEqual(p.tools.map((t) => t.name), ['str_replace_editor']);
-    const schema = p.tools[0]?.inputSchema as unknown as { required: string[]; properties: Record<string, { enum?: string[] }> };
+  it('lists execute_bash and str_replace_editor, the Anthropic schema with security_risk required', () => {
+    assert.deepEqual(p.tools.map((t) => t.name), ['execute_bash', 'str_replace_editor']);
+    const schema = p.tools[1]?.inputSchema as unknown as { required: string[]; properties: Record<string, { enum?: string[] }> };
     assert.deepEqual(schema.required, ['command', 'path', 'security_risk']);
     assert.deepEqual(schema.properties['security_risk']?.enum, ['LOW', 'MEDIUM', 'HIGH']);
     assert.deepEqual(schema.properties['command']?.enum, ['view', 'create', 'str_replace', 'insert', 'undo_edit']);
