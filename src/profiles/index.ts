@@ -2,6 +2,7 @@
 // Toolgate's tools; every call still one envelope through the whole pipeline.
 import { anthropicProfile } from './anthropic/index.js';
 import { claudeCodeProfile } from './claude-code/index.js';
+import { codexProfile } from './codex/index.js';
 import { openhandsProfile } from './openhands/index.js';
 import type { Profile } from './profile.js';
 
@@ -10,8 +11,9 @@ export { ProfileRunner, typedCodeLine, type CallRuntime, type ProfileAnswer, typ
 export { claudeCodeProfile } from './claude-code/index.js';
 export { anthropicProfile } from './anthropic/index.js';
 export { openhandsProfile } from './openhands/index.js';
+export { codexProfile } from './codex/index.js';
 
-const PROFILES: readonly Profile[] = [claudeCodeProfile, anthropicProfile, openhandsProfile];
+const PROFILES: readonly Profile[] = [claudeCodeProfile, anthropicProfile, openhandsProfile, codexProfile];
 
 export const PROFILE_NAMES: readonly string[] = PROFILES.map((p) => p.name);
 

@@ -141,7 +141,7 @@ describe('toolgate serve --profile with an unknown name', () => {
     try {
       const r = spawnSync(process.execPath, [BIN, 'serve', '--stdio', '--profile', 'nope', '--workspace', d.workspace, '--state-dir', d.state], { encoding: 'utf8', input: '' });
       assert.equal(r.status, 2);
-      assert.match(r.stderr, /^toolgate serve: usage: unknown profile "nope"; known profiles: claude-code, anthropic, openhands\n/);
+      assert.match(r.stderr, /^toolgate serve: usage: unknown profile "nope"; known profiles: claude-code, anthropic, openhands, codex\n/);
       assert.equal(r.stdout, '');
     } finally {
       d.cleanup();
