@@ -82,6 +82,14 @@ describe('claude-code profile: the text of each tool', () => {
       assert.equal(r.receipt?.status, 'denied');
       assert.equal(r.text, `<tool_use_error>Path /etc/passwd is outside the workspace ${ws}; only files beneath it can be reached.</tool_use_error>\n${typed(r, 'path_escape')}`);
     });
+    it('the text is made from the redacted receipt: a token in the file never reaches the model', async () => {
+      const token = `ghp_${'A1b2C3d4E5'.repeat(3)}abcdef`;
+      writeFileSync(at('conf.env'), `TOKEN=${token}\nname=x\n`);
+      const r = await call('Read', { file_path: at('conf.env') });
+      assert.equal(r.isError, false);
+      assert.equal(r.text.includes(token), false, r.text);
+      assert.match(r.text, /^1\tTOKEN=.*\n2\tname=x$/);
+    });
     it('arguments outside the original schema: InputValidationError, then invalid_arguments; nothing is called', async () => {
       const r = await call('Read', { file_path: at('a.py'), offset: -1, bogus: true });
       assert.equal(r.receipt, null);
