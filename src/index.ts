@@ -49,6 +49,10 @@ export { builtinTools } from './tools/index.js';
 // Capabilities and policy
 export { attenuate, parseGrantFile, DEFAULT_GRANT, type TaskGrant, type Grant, type Restrictions, type PolicySource } from './policy/index.js';
 
+// Compatibility profiles: an agent's own tools on Toolgate's contracts (docs/profiles.md)
+export { PROFILE_NAMES, type ProfileRunner, type ProfileAnswer, type ProfileCallOptions, type ProfileToolListing } from './profiles/index.js';
+export { PROFILE_ORIGIN_KIND, type ProfileOrigin } from './protocol/index.js';
+
 // MCP
 export { serveMcpStdio, serveMcpHttp, type StdioServeOptions, type HttpServeOptions } from './server/index.js';
 

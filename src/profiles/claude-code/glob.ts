@@ -1,7 +1,7 @@
-// Glob → fs.search in filename mode. The pattern is a glob over paths relative to `path` (as a
-// glob library reads it: `*.js` is the directory's own files, `**/*.js` every level), matched
-// against workspace-relative paths; results as absolute paths, at most 100, with the original's
-// truncation notice.
+// Glob → fs.search in filename mode, newest first (`order: "mtime"`). The pattern is a glob
+// over paths relative to `path` (as a glob library reads it: `*.js` is the directory's own
+// files, `**/*.js` every level), matched against workspace-relative paths; results as absolute
+// paths, at most 100, with the original's truncation notice.
 import type { Receipt } from '../../protocol/index.js';
 import type { JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool } from '../profile.js';
 import { absolutePath } from './paths.js';
@@ -33,6 +33,7 @@ export const globTool: ProfileTool = {
           mode: 'filename',
           query: '*',
           output: 'paths_only',
+          order: 'mtime',
           include: [full],
           // A glob without a slash would match a file name at any depth in fs.search; here it means the root's own files.
           ...(full.includes('/') ? {} : { exclude: ['*/**'] }),

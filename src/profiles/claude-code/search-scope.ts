@@ -4,7 +4,8 @@
 import type { Refusal } from '../profile.js';
 import { outsideWorkspace, workspacePath } from './paths.js';
 
-export type Scope = { readonly prefix: string | null; readonly file: string | null } | { readonly refuse: Refusal };
+/** `prefix`: the scope as a glob-escaped workspace-relative path, null for the whole workspace. */
+export type Scope = { readonly prefix: string | null } | { readonly refuse: Refusal };
 
 /** Glob metacharacters are escaped so a directory named `a[1]` is that directory. */
 export function escapeGlob(path: string): string {
@@ -12,11 +13,11 @@ export function escapeGlob(path: string): string {
 }
 
 export function scopeOf(path: string | undefined, root: string): Scope {
-  if (path === undefined) return { prefix: null, file: null };
+  if (path === undefined) return { prefix: null };
   if (outsideWorkspace(path, root)) {
     return { refuse: { code: 'path_escape', text: `Path ${path} is outside the workspace ${root}; only files beneath it can be reached.` } };
   }
   const rel = workspacePath(path, root).replace(/\/+$/, '').replace(/^\.\//, '');
-  if (rel === '.' || rel === '') return { prefix: null, file: null };
-  return { prefix: escapeGlob(rel), file: escapeGlob(rel) };
+  if (rel === '.' || rel === '') return { prefix: null };
+  return { prefix: escapeGlob(rel) };
 }

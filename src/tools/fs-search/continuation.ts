@@ -12,6 +12,8 @@ import type { Cursor } from './order.js';
 
 export const TOKEN_KIND = 'fs.search';
 export const SORT_ORDER = 'path-utf8-bytes,line,column';
+/** filename mode, `order: mtime`: newest first, ties in path order. */
+export const MTIME_SORT_ORDER = 'mtime-desc,path-utf8-bytes';
 
 export interface PageStart {
   readonly cursor: Cursor | null;
@@ -45,7 +47,7 @@ export function queryDigest(a: FsSearchArgs): string {
     case_sensitive: a.case_sensitive,
     language: a.language ?? null,
     context_lines: a.context_lines,
-    order: SORT_ORDER,
+    order: a.order === 'mtime' ? MTIME_SORT_ORDER : SORT_ORDER,
   });
 }
 

@@ -8,6 +8,7 @@ import type { CandidateListCache } from './candidate-cache.js';
 import { Batches, FIRST_PARSE_BATCH } from './batches.js';
 import { FileLines } from './context-lines.js';
 import { filenameHits } from './filename.js';
+import { hitsByMtime } from './mtime-order.js';
 import { openToken, queryDigest, signToken, statDigest, type PageStart } from './continuation.js';
 import { FileReader } from './file-access.js';
 import type { ContentClassCache } from './content-class.js';
@@ -60,7 +61,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
       const listed = await listCandidates(ctx.workspace, a, signal, deps.classes, deps.lists, tentative);
       candidates = listed;
       unconfirmed = listed.confirm;
-      if (start !== null) checkSnapshot(ctx.workspace.root, candidates, start);
+      if (start !== null) checkSnapshot(ctx.workspace.root, candidates, start, a.order === 'mtime');
       const files = candidates.files;
       const from = resumeIndex(files, start?.cursor ?? null);
       const fullScan = a.output !== 'matches';
@@ -88,7 +89,8 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
 
       switch (a.mode) {
         case 'filename':
-          for (const f of filenameHits(files, from, a)) {
+          // In mtime order a later page skips the results already returned (the whole list's stat is bound).
+          for (const f of a.order === 'mtime' ? hitsByMtime(ctx.workspace.root, files, a).slice(start?.before ?? 0) : filenameHits(files, from, a)) {
             if (!page.addFile(f, lines)) break;
           }
           break;
@@ -178,7 +180,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
   const truncated = page.truncation !== null;
   let continuation: string | null = null;
   if (truncated) {
-    const upTo = page.cursor === null ? 0 : resumeIndex(files, { path: page.cursor.path, line: null, column: null });
+    const upTo = a.order === 'mtime' ? files.length : page.cursor === null ? 0 : resumeIndex(files, { path: page.cursor.path, line: null, column: null });
     continuation = signToken(ctx.tokens, {
       q: query,
       rev: revision,
@@ -206,10 +208,10 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
   return { status: 'succeeded', result, truncated };
 }
 
-function checkSnapshot(root: string, candidates: CandidateSet, start: PageStart): void {
+function checkSnapshot(root: string, candidates: CandidateSet, start: PageStart, wholeList: boolean): void {
   const stale = (reason: string, message: string): ToolgateError => new ToolgateError('stale_continuation', message, { reason });
   if (candidates.listDigest !== start.listDigest) throw stale('file_list', 'files were added, removed or newly ignored since the previous page');
-  const upTo = start.cursor === null ? 0 : resumeIndex(candidates.files, { path: start.cursor.path, line: null, column: null });
+  const upTo = wholeList ? candidates.files.length : start.cursor === null ? 0 : resumeIndex(candidates.files, { path: start.cursor.path, line: null, column: null });
   if (statDigest(root, candidates.files, upTo) !== start.seenDigest) throw stale('file_changed', 'a file already searched changed since the previous page');
 }
 

@@ -6,6 +6,7 @@ export const FILENAME_MATCHES = ['name', 'substring'] as const;
 export const SEARCH_OUTPUTS = ['matches', 'count_only', 'paths_only'] as const;
 export const STRUCTURAL_LANGUAGES = ['typescript', 'tsx', 'javascript', 'python', 'go', 'rust'] as const;
 export const TRUNCATION_REASONS = ['max_results', 'max_bytes', 'timeout'] as const;
+export const SEARCH_ORDERS = ['path', 'mtime'] as const;
 
 export const DEFAULT_MAX_RESULTS = 200;
 export const MAX_RESULTS_LIMIT = 10_000;
@@ -29,6 +30,10 @@ export const fsSearchArgs = z.strictObject({
     .default('name')
     .describe('filename mode: `name` (default) is an exact file name or a glob on it, like find -name; `substring` matches any part of the path'),
   output: z.enum(SEARCH_OUTPUTS).default('matches'),
+  order: z
+    .enum(SEARCH_ORDERS)
+    .default('path')
+    .describe('filename mode: `mtime` lists the most recently modified files first (ties in path order); default `path` (UTF-8 byte order)'),
   include: z.array(glob).max(64).optional().describe('Only paths matching one of these globs'),
   exclude: z.array(glob).max(64).optional().describe('No paths matching any of these globs'),
   include_ignored: z.boolean().default(false).describe('Also search files that .gitignore excludes'),

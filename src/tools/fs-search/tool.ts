@@ -87,6 +87,9 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
           languages = structuralLanguages(args.query, args.language);
           break;
       }
+      if (args.order === 'mtime' && args.mode !== 'filename') {
+        throw new ToolgateError('invalid_arguments', 'order mtime applies to filename mode only', { faults: [{ pointer: '/order', message: 'filename mode only' }] });
+      }
       if (args.mode !== 'structural' && args.language !== undefined) {
         throw new ToolgateError('invalid_arguments', 'language applies to structural mode only', { faults: [{ pointer: '/language', message: 'structural mode only' }] });
       }

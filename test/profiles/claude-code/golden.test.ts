@@ -5,7 +5,7 @@
 // test names it and docs/profiles.md lists it.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProfileAnswer, ProfileRunner } from '../../../src/profiles/index.js';
 import type { Runtime } from '../../../src/index.js';
@@ -81,6 +81,14 @@ describe('claude-code profile: the text of each tool', () => {
       assert.equal(r.isError, true);
       assert.equal(r.receipt?.status, 'denied');
       assert.equal(r.text, `<tool_use_error>Path /etc/passwd is outside the workspace ${ws}; only files beneath it can be reached.</tool_use_error>\n${typed(r, 'path_escape')}`);
+    });
+    it('the text is made from the redacted receipt: a token in the file never reaches the model', async () => {
+      const token = `ghp_${'A1b2C3d4E5'.repeat(3)}abcdef`;
+      writeFileSync(at('conf.env'), `TOKEN=${token}\nname=x\n`);
+      const r = await call('Read', { file_path: at('conf.env') });
+      assert.equal(r.isError, false);
+      assert.equal(r.text.includes(token), false, r.text);
+      assert.match(r.text, /^1\tTOKEN=.*\n2\tname=x$/);
     });
     it('arguments outside the original schema: InputValidationError, then invalid_arguments; nothing is called', async () => {
       const r = await call('Read', { file_path: at('a.py'), offset: -1, bogus: true });
@@ -198,17 +206,25 @@ describe('claude-code profile: the text of each tool', () => {
       assert.equal(r.receipt, null);
       assert.match(r.text, /^<tool_use_error>multiline is not supported.*<\/tool_use_error>\ntoolgate: unsupported$/);
     });
-    it('Glob: a glob relative to path, absolute paths; No files found', async () => {
-      assert.equal((await call('Glob', { pattern: '**/*.ts' })).text.split('\n').sort().join('\n'), `${at('src/b.ts')}\n${at('src/lib/c.ts')}`);
+    it('Glob: a glob relative to path, absolute paths, newest first; No files found', async () => {
+      utimesSync(at('src/b.ts'), 1000, 1000);
+      utimesSync(at('src/lib/c.ts'), 2000, 2000);
+      assert.equal((await call('Glob', { pattern: '**/*.ts' })).text, `${at('src/lib/c.ts')}\n${at('src/b.ts')}`);
+      utimesSync(at('src/b.ts'), 3000, 3000);
+      assert.equal((await call('Glob', { pattern: '**/*.ts' })).text, `${at('src/b.ts')}\n${at('src/lib/c.ts')}`);
       assert.equal((await call('Glob', { pattern: '*.ts', path: at('src') })).text, at('src/b.ts'));
       assert.equal((await call('Glob', { pattern: '*.ts' })).text, 'No files found');
     });
     it('Glob past 100 files: the original truncation notice', async () => {
       mkdirSync(at('many'));
-      for (let i = 0; i < 105; i++) writeFileSync(at(`many/f${String(i).padStart(3, '0')}.txt`), 'x');
+      for (let i = 0; i < 105; i++) {
+        writeFileSync(at(`many/f${String(i).padStart(3, '0')}.txt`), 'x');
+        utimesSync(at(`many/f${String(i).padStart(3, '0')}.txt`), 10_000 + i, 10_000 + i);
+      }
       const lines = (await call('Glob', { pattern: 'many/*.txt' })).text.split('\n');
       assert.equal(lines.length, 101);
-      assert.equal(lines[0], at('many/f000.txt'));
+      assert.equal(lines[0], at('many/f104.txt'), 'the newest first');
+      assert.equal(lines[99], at('many/f005.txt'));
       assert.equal(lines[100], '(Results are truncated. Consider using a more specific path or pattern.)');
     });
     it('Grep with an invalid regex: the engine\'s message, invalid_arguments', async () => {

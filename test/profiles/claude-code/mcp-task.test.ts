@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -42,6 +42,8 @@ describe('claude-code profile over MCP stdio (built CLI, SDK client)', () => {
     writeFileSync(join(ws, 'src/calc.py'), 'def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n');
     writeFileSync(join(ws, 'src/util.py'), 'def noop():\n    pass\n');
     writeFileSync(join(ws, 'README.md'), '# calc\n');
+    utimesSync(join(ws, 'src/calc.py'), 1000, 1000);
+    utimesSync(join(ws, 'src/util.py'), 2000, 2000);
     client = new Client({ name: 'profile-mcp', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({
@@ -69,7 +71,8 @@ describe('claude-code profile over MCP stdio (built CLI, SDK client)', () => {
   it('runs a small task in the original text: Glob, Grep, Read, an ambiguous Edit, the fix, Write', async () => {
     const glob = await call('Glob', { pattern: '**/*.py' });
     assert.equal(glob.isError, false);
-    assert.deepEqual(glob.text.split('\n').sort(), [join(ws, 'src/calc.py'), join(ws, 'src/util.py')]);
+    // Newest first: util.py was written after calc.py (mtimes set apart, not left to the clock).
+    assert.equal(glob.text, `${join(ws, 'src/util.py')}\n${join(ws, 'src/calc.py')}`);
 
     const grep = await call('Grep', { pattern: 'return a - b', output_mode: 'content', path: join(ws, 'src') });
     assert.equal(grep.text, `${join(ws, 'src/calc.py')}:2:    return a - b\n${join(ws, 'src/calc.py')}:6:    return a - b`);

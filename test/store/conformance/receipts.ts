@@ -1,7 +1,7 @@
 // Receipts: insert-only, hash-chained per task, durable before commit resolves.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Receipt } from '../../../src/protocol/index.js';
+import { bodyOf as bodyOfReceipt, receiptDigest, type Digest, type Receipt } from '../../../src/protocol/index.js';
 import type { ConformanceBackend } from './backend.js';
 import { bodyOf, claimOf, freshTask, withState } from './fixtures.js';
 
@@ -26,6 +26,21 @@ export function receiptCases(backend: ConformanceBackend): void {
         const report = await s.verifyChain();
         assert.deepEqual(report, { ok: true, tasks: 2, receipts: 5, broken: [] });
         assert.equal((await s.verifyChain(task)).receipts, 4);
+      });
+    });
+
+    it('a receipt with a profile origin keeps it as stored, digested: get gives it back and the chain verifies', async () => {
+      await withState(backend, async ({ open }) => {
+        const s = await open();
+        const task = freshTask();
+        const origin = { kind: 'profile.v1', profile: 'claude-code', tool: 'Edit', arguments_digest: `sha256:${'a'.repeat(64)}` as Digest } as const;
+        const plain = await s.commit({ body: bodyOf(task) });
+        const r = await s.commit({ body: bodyOf(task, { origin }) });
+        assert.equal('origin' in plain, false, 'absent on a native call');
+        assert.deepEqual(r.origin, origin);
+        assert.deepEqual((await s.getReceipt(r.receipt_id))?.origin, origin);
+        assert.notEqual(receiptDigest({ ...bodyOfReceipt(r), origin: { ...origin, tool: 'Write' } }), r.digest, 'the origin is digested');
+        assert.deepEqual(await s.verifyChain(task), { ok: true, tasks: 1, receipts: 2, broken: [] });
       });
     });
 
