@@ -31,7 +31,7 @@ test('a shell error naming a credential file keeps its message: Permission denie
 });
 
 test('the credentials inside such files, and key: value lines, are still redacted', () => {
-  const [a, b, c, d, e, f, g] = Array.from({ length: 7 }, fresh);
+  const [a, b, c, d, e, f, g] = [fresh(), fresh(), fresh(), fresh(), fresh(), fresh(), fresh()];
   const text = [
     `https://dev:${a}@github.com`, // a .git-credentials body
     `password=${b}`,
