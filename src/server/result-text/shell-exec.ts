@@ -9,16 +9,28 @@ function obj(v: unknown): Data | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Data) : undefined;
 }
 
+const count = new Intl.NumberFormat('en-US');
+const plural = (n: number, one: string): string => `${count.format(n)} ${one}${n === 1 ? '' : 's'}`;
+
+/**
+ * `--- stdout (10,000 lines, 48,894 bytes; … 8,126 lines (32,510 bytes) omitted from the middle;
+ * full stdout: artifact sha256:…) ---` and the preview. Line counts come from shell.exec 1.1.0; a
+ * result without them (a receipt of 1.0.0) is rendered with bytes only.
+ */
 function streamLines(name: string, s: Data | undefined): string[] {
   if (s === undefined) return [];
   const bytes = Number(s['bytes'] ?? 0);
   const preview = typeof s['preview'] === 'string' ? s['preview'] : '';
   if (bytes === 0) return [`--- ${name}: empty ---`];
   const omitted = Number(s['omitted_bytes'] ?? 0);
+  const lines = typeof s['lines'] === 'number' ? s['lines'] : null;
+  const omittedLines = typeof s['omitted_lines'] === 'number' ? s['omitted_lines'] : null;
   const artifact = obj(s['artifact']);
-  const notes = [`${bytes} bytes`];
-  if (omitted > 0) notes.push(`${omitted} bytes omitted from the middle`);
-  if (artifact !== undefined) notes.push(`whole stream: artifact ${String(artifact['digest'])}`);
+  const notes = [lines === null ? plural(bytes, 'byte') : `${plural(lines, 'line')}, ${plural(bytes, 'byte')}`];
+  if (omitted > 0) {
+    notes.push(omittedLines === null ? `… ${plural(omitted, 'byte')} omitted from the middle` : `… ${plural(omittedLines, 'line')} (${plural(omitted, 'byte')}) omitted from the middle`);
+  }
+  if (artifact !== undefined) notes.push(`full ${name}: artifact ${String(artifact['digest'])}`);
   return [`--- ${name} (${notes.join('; ')}) ---`, preview.endsWith('\n') ? preview.slice(0, -1) : preview];
 }
 
