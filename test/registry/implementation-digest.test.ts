@@ -50,7 +50,7 @@ describe('implementation_digest', () => {
     const d = tempDirs('tg-impl');
     try {
       cpSync(BUILT_FS_READ, join(d.base, 'fs-read'), { recursive: true });
-      assert.equal(defineTool(spec(pathToFileURL(join(d.base, 'fs-read/tool.js')))).implementation_digest, first['fs.read@1.0.0']);
+      assert.equal(defineTool(spec(pathToFileURL(join(d.base, 'fs-read/tool.js')))).implementation_digest, first['fs.read@1.1.0']);
     } finally {
       d.cleanup();
     }

@@ -6,6 +6,8 @@ import type { ErrorBody, Receipt } from '../../protocol/index.js';
 import { boundedText } from './bounded.js';
 import { errorDetailLines } from './error-detail.js';
 import { fsReadText, isFsReadResult } from './fs-read.js';
+import { fsSearchText, isFsSearchResult } from './fs-search.js';
+import { mutationText } from './fs-mutations.js';
 import { isShellResult, shellExecLines } from './shell-exec.js';
 
 type Data = Readonly<Record<string, unknown>>;
@@ -30,8 +32,11 @@ export function successText(r: Receipt, result: Data, json: string, summary: () 
   const tail = receiptLine(r, ctx.undoable);
   const room = ctx.maxBytes - Buffer.byteLength(tail) - 1;
   let body: string;
+  const change = mutationText(r.tool, result);
   if (r.tool === 'fs.read' && isFsReadResult(result)) body = fsReadText(result, ctx.args, room);
   else if (r.tool === 'shell.exec' && isShellResult(result)) body = `shell.exec succeeded: ${shellExecLines(result).join('\n')}`;
+  else if (r.tool === 'fs.search' && isFsSearchResult(result)) body = fsSearchText(result, ctx.args);
+  else if (change !== null) body = change;
   // A result that carries its own rendering (a top-level string `text`, e.g. fs.list's tree) is read as that text.
   else if (typeof result['text'] === 'string') body = result['text'];
   else body = Buffer.byteLength(json) <= room ? json : summary();
@@ -40,7 +45,10 @@ export function successText(r: Receipt, result: Data, json: string, summary: () 
 
 /** Text for a receipt that did not succeed: the error, its detail, the tool's own evidence. */
 export function failureText(r: Receipt, error: ErrorBody, ctx: TextContext): string {
-  const lines = [`${r.tool} ${r.status}: ${error.code}: ${error.message} (receipt ${r.receipt_id})`];
+  // A message that goes on over several lines (a tool quoting the lines it found) keeps them
+  // whole; the receipt then has a line of its own after them.
+  const multiline = error.message.includes('\n');
+  const lines = [multiline ? `${r.tool} ${r.status}: ${error.code}: ${error.message}\nreceipt ${r.receipt_id}` : `${r.tool} ${r.status}: ${error.code}: ${error.message} (receipt ${r.receipt_id})`];
   lines.push(...errorDetailLines(error, r.tool));
   if (isShellResult(r.result)) lines.push(...shellExecLines(r.result));
   if (r.partial !== null) {

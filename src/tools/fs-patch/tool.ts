@@ -129,7 +129,7 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
   return defineTool<FsPatchArgs, FsPatchResult, PreparedFile[]>({
     name: 'fs.patch',
     module: import.meta.url,
-    version: '1.0.0',
+    version: '1.1.0',
     description:
       'Change several files at once, all or nothing: either files:[{path, expected_sha256?, edits:[...]}] or unified_diff (as git diff prints it). An edit is {old, new, replace_all?, match?: "exact"|"whitespace"} (old must occur exactly once, else no_match / ambiguous_match; whitespace matches whole lines ignoring indentation and trailing spaces), {lines: "a:b", new, expect?} (replace lines a..b, 1-based inclusive) or {insert_line: n, new, expect?} (insert after line n, 0 = top). Line edits need expect (the text of those lines as read) or the file\'s expected_sha256, else precondition_failed with the current lines. All edits of a file refer to the file as read (line numbers are never shifted by earlier edits); overlapping edits are refused. Every file is checked before any is written; a failure restores the earlier files. Returns the unified diff, where each edit landed, and the new revision.',
     owner: 'toolgate',

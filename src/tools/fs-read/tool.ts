@@ -78,7 +78,7 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
   return defineTool<FsReadArgs, FsReadResult, ResolvedPath>({
     name: 'fs.read',
     module: import.meta.url,
-    version: '1.0.0',
+    version: '1.1.0',
     description:
       'Read a text file beneath the workspace root in bounded pages (default: 2000 lines or about 20k tokens). Returns the content, the whole file sha256, the line range and, when truncated, a continuation token for the next page.',
     owner: 'toolgate',

@@ -47,7 +47,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
   return defineTool<FsSearchArgs, FsSearchResult, SearchPrepared>({
     name: 'fs.search',
     module: import.meta.url,
-    version: '1.0.0',
+    version: '2.0.0',
     description:
       'Search the workspace: literal text, regex (ripgrep syntax), file names (an exact name or a glob on the name, like find -name; filename_match: substring for any part of the path), symbol definitions by name or Class.method (TypeScript/JavaScript, Python, Go, Rust; with the container and end line) or structural ast-grep patterns. Honours .gitignore; skips binary, generated and secret files and counts them. Results are ordered by path (UTF-8 bytes), line, column and paged with a continuation token.',
     owner: 'toolgate',

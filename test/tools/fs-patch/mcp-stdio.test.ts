@@ -32,10 +32,10 @@ void test('over MCP stdio: a line-range edit shows its diff and where it landed;
       arguments: { files: [{ path: 'app.py', edits: [{ lines: '2:3', new: '    print("hello")\n    return 1\n', expect: '    print("hi")\n    return 0' }] }] },
     });
     assert.notEqual(ok.isError, true, textOf(ok));
-    // Read as the model does (JSON today; a plain rendering would show the same lines).
-    const okText = textOf(ok).replace(/\\n/g, '\n').replace(/\\"/g, '"');
+    // The model reads where the edit landed and the diff itself, as text.
+    const okText = textOf(ok);
     assert.ok(okText.includes('-    print("hi")\n-    return 0\n+    print("hello")\n+    return 1\n'), okText);
-    assert.match(okText, /"?match"?: ?"?lines"?, ?"?start_line"?: ?2, ?"?end_line"?: ?3/, okText);
+    assert.match(okText, /^fs\.patch applied: 1 file, revision r\d+\nmodified app\.py: 1 hunk; edit 1: lines 2-3\n/, okText);
     assert.equal(readFileSync(join(d.workspace, 'app.py'), 'utf8'), 'def main():\n    print("hello")\n    return 1\n');
 
     // The model retries its old edit, aimed at the text it read before.
