@@ -47,6 +47,15 @@ const NOT_A_VALUE = /^(?:true|false|null|nil|none|undefined|string|str|number|in
 const ASSIGNED_KEY = '(?:passw(?:or)?d|passphrase|secret|token|auth(?:orization)?|credentials?|(?:api|access|secret|private|client|signing|encryption|master|session)[_-]?key)';
 /** `=`, `:`, `:=`, `=>`; not a comparison (`==`, `===`) or a scope (`::`). */
 const CONNECT = '\\s*(?:=>|:=|=(?![=~])|:(?!:))\\s*';
+/**
+ * Not after `PATH: ` whose last component ends in a key word: in `cat: /root/.git-credentials:
+ * Permission denied` or `.aws/credentials: No such file` a file name is followed by an error
+ * message, not a key by its value. The name counts as a path when a `/`, a backslash or `~` is
+ * right before it or it starts with a dot (`.git-credentials: …`); `spring.datasource.password: x`
+ * (dots only inside a name) stays a key. Only an unquoted value after a colon: `=` assignments and
+ * quoted values are redacted as before (the safe direction).
+ */
+const NOT_AFTER_PATH = '(?<!(?:[/\\\\~]|(?<![\\w.-])\\.)[\\w.-]{0,256}["\']?\\s*:\\s*)';
 
 export const SECRET_RULES: readonly SecretRule[] = [
   rule(
@@ -89,7 +98,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   rule('url-credentials', `://[^:/\\s@"'<>]{0,256}:(?<s>[^@/\\s"'<>]{1,256})@[^\\s/?#"'<>]{1,256}`, ['://'], { caseless: true }),
   rule('bearer-token', `\\bBearer\\s+(?<s>[A-Za-z0-9._~+/-]{12,2000}=*)`, ['bearer'], { caseless: true }),
   // key = "value", key: 'value', KEY=value, --password=value, "password": "value".
-  rule('assigned-secret', `${ASSIGNED_KEY}["']?${CONNECT}(?:"(?<s>[^"\\n]{1,1000})"|'(?<s2>[^'\\n]{1,1000})'|(?<s3>[^\\s"',;()\`]{1,1000})(?=[\\s"',;)\`]|$))`, ['pass', 'secret', 'token', 'auth', 'cred', 'key'], {
+  rule('assigned-secret', `${ASSIGNED_KEY}["']?${CONNECT}(?:"(?<s>[^"\\n]{1,1000})"|'(?<s2>[^'\\n]{1,1000})'|${NOT_AFTER_PATH}(?<s3>[^\\s"',;()\`]{1,1000})(?=[\\s"',;)\`]|$))`, ['pass', 'secret', 'token', 'auth', 'cred', 'key'], {
     caseless: true,
     skip: (v) => NOT_A_VALUE.test(v),
   }),

@@ -126,7 +126,7 @@ export interface RunResult {
   readonly notes: readonly string[];
 }
 
-const emptyStream: StreamSummary = { preview: '', bytes: 0, omitted_bytes: 0, artifact: null };
+const emptyStream: StreamSummary = { preview: '', bytes: 0, omitted_bytes: 0, lines: 0, omitted_lines: 0, artifact: null };
 
 /**
  * Runs commands under bubblewrap (or, when explicitly allowed, plain process isolation).

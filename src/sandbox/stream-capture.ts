@@ -12,6 +12,14 @@ export interface StreamSummary {
   readonly bytes: number;
   /** Bytes of the recorded stream that the preview leaves out (all of them are in `artifact`). */
   readonly omitted_bytes: number;
+  /** Lines of the recorded stream; a last line without a newline counts (`printf 'a\nb'` is 2). */
+  readonly lines: number;
+  /**
+   * Lines the preview leaves out whole. A line cut by the head/tail boundary is shown in part and
+   * is not counted here (its missing bytes are in `omitted_bytes`), so lines shown in whole or in
+   * part plus `omitted_lines` is `lines`.
+   */
+  readonly omitted_lines: number;
   /** The whole recorded stream, when it did not fit inline. */
   readonly artifact: ArtifactRef | null;
 }
@@ -41,6 +49,14 @@ function charBoundaryBefore(buf: Buffer): number {
   return need === back + 1 ? buf.length : i - 1;
 }
 
+const NEWLINE = 0x0a;
+
+function newlinesIn(buf: Buffer): number {
+  let n = 0;
+  for (let i = buf.indexOf(NEWLINE); i !== -1; i = buf.indexOf(NEWLINE, i + 1)) n++;
+  return n;
+}
+
 /** Index of the first byte of `buf` that starts a UTF-8 character. */
 function charBoundaryAfter(buf: Buffer): number {
   let i = 0;
@@ -68,6 +84,9 @@ export class StreamCapture {
   /** Everything recorded while it still fits inline. */
   #pending: Buffer[] | null = [];
   #recorded = 0;
+  /** Newlines of the recorded stream, and whether it ends with one (a partial last line counts). */
+  #newlines = 0;
+  #endsWithNewline = false;
   #writer: ArtifactWriter | null = null;
   #artifactError: string | null = null;
   bytes = 0;
@@ -106,6 +125,8 @@ export class StreamCapture {
   #record(data: Buffer): void {
     if (data.length === 0) return;
     this.#recorded += data.length;
+    this.#newlines += newlinesIn(data);
+    this.#endsWithNewline = data[data.length - 1] === NEWLINE;
     if (this.#headLen < this.#head.length) {
       this.#headLen += data.copy(this.#head, this.#headLen, 0, Math.min(data.length, this.#head.length - this.#headLen));
     }
@@ -151,7 +172,7 @@ export class StreamCapture {
     if (this.#pending) {
       const all = Buffer.concat(this.#pending);
       this.#pending = null;
-      return { preview: all.toString('utf8'), bytes: this.bytes, omitted_bytes: 0, artifact: null };
+      return { preview: all.toString('utf8'), bytes: this.bytes, omitted_bytes: 0, lines: this.#lines(), omitted_lines: 0, artifact: null };
     }
     let artifact: ArtifactRef | null = null;
     if (this.#writer) {
@@ -168,12 +189,24 @@ export class StreamCapture {
     const tailRaw = tailAll.subarray(Math.max(0, tailAll.length - this.#o.tailBytes));
     const tail = tailRaw.subarray(charBoundaryAfter(tailRaw));
     const omitted = this.#recorded - head.length - tail.length;
+    // The middle's newlines end the lines it holds whole, and the head's last line when that one
+    // was cut (shown in part, so not omitted). With no tail shown (a cut character), the stream's
+    // unterminated last line is in the middle whole, unless it is the head's own.
+    const middleNewlines = this.#newlines - newlinesIn(head) - newlinesIn(tail);
+    const headCut = head.length > 0 && head[head.length - 1] !== NEWLINE;
+    const lastLineInMiddle = tail.length === 0 && !this.#endsWithNewline;
     return {
       preview: head.toString('utf8') + omissionMarker(omitted) + tail.toString('utf8'),
       bytes: this.bytes,
       omitted_bytes: omitted,
+      lines: this.#lines(),
+      omitted_lines: Math.max(0, middleNewlines - (headCut ? 1 : 0) + (lastLineInMiddle ? 1 : 0)),
       artifact,
     };
+  }
+
+  #lines(): number {
+    return this.#newlines + (this.#recorded > 0 && !this.#endsWithNewline ? 1 : 0);
   }
 
   /** Drops a half-written artifact (the call failed before the stream could be sealed). */

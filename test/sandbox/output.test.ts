@@ -34,8 +34,8 @@ test('small output is inline in full: no artifact, nothing omitted', async () =>
   const s = setup();
   try {
     const r = await s.run(['sh', '-c', 'printf out; printf err >&2']);
-    assert.deepEqual(r.stdout, { preview: 'out', bytes: 3, omitted_bytes: 0, artifact: null });
-    assert.deepEqual(r.stderr, { preview: 'err', bytes: 3, omitted_bytes: 0, artifact: null });
+    assert.deepEqual(r.stdout, { preview: 'out', bytes: 3, omitted_bytes: 0, lines: 1, omitted_lines: 0, artifact: null });
+    assert.deepEqual(r.stderr, { preview: 'err', bytes: 3, omitted_bytes: 0, lines: 1, omitted_lines: 0, artifact: null });
   } finally {
     s.done();
   }

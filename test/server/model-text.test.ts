@@ -55,17 +55,41 @@ describe('the text a model reads, through the built CLI over stdio', () => {
     assert.equal(r.isError, true);
     assert.match(r.text, new RegExp(`^shell\\.exec failed: execution_failed: the command exited with 3 \\(receipt ${r.receiptId}\\)\\n`));
     assert.match(r.text, /\nexit code 3 \(reason: exited\) after \d+ ms\n/);
-    assert.match(r.text, /\n--- stdout \(4 bytes\) ---\nout\n--- stderr \(4 bytes\) ---\nerr(\n|$)/);
+    assert.match(r.text, /\n--- stdout \(1 line, 4 bytes\) ---\nout\n--- stderr \(1 line, 4 bytes\) ---\nerr(\n|$)/);
   });
 
   it('a long output shows head and tail with the omitted bytes and the artifact of the whole stream', async () => {
     const r = await call(client, 'shell_exec', { shell: 'sh', script: 'seq 1 100000; exit 1' });
     assert.equal(r.isError, true);
     const bytes = Buffer.byteLength(Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join(''));
-    assert.match(r.text, new RegExp(`--- stdout \\(${bytes} bytes; \\d+ bytes omitted from the middle; whole stream: artifact sha256:[0-9a-f]{64}\\) ---\\n1\\n2\\n`));
+    const n = (x: number): string => x.toLocaleString('en-US');
+    assert.match(r.text, new RegExp(`--- stdout \\(100,000 lines, ${n(bytes)} bytes; … [\\d,]+ lines \\([\\d,]+ bytes\\) omitted from the middle; full stdout: artifact sha256:[0-9a-f]{64}\\) ---\\n1\\n2\\n`));
     assert.match(r.text, /\[… \d+ bytes omitted …\]/);
     assert.match(r.text, /\n100000\n--- stderr: empty ---/);
     assert.ok(Buffer.byteLength(r.text) < 40 * 1024, `text is ${Buffer.byteLength(r.text)} bytes`);
+  });
+
+  it('10,000 numbered lines: the header names the lines and bytes omitted and the artifact of the whole stdout', async () => {
+    const r = await call(client, 'shell_exec', { shell: 'sh', script: 'seq 1 10000 | sed "s/^/line /"' });
+    assert.equal(r.isError, false, r.text);
+    const full = Buffer.from(Array.from({ length: 10_000 }, (_, i) => `line ${i + 1}\n`).join(''));
+    // The oracle: the lines that lie whole between the 8 KiB head and the 8 KiB tail.
+    const [headEnd, tailStart] = [8192, full.length - 8192];
+    let omittedLines = 0;
+    for (let start = 0; start < full.length; ) {
+      const end = full.indexOf(0x0a, start) + 1;
+      if (start >= headEnd && end <= tailStart) omittedLines++;
+      start = end;
+    }
+    const stdout = r.structured['stdout'] as Record<string, unknown>;
+    const artifact = stdout['artifact'] as { digest: string };
+    assert.deepEqual([stdout['lines'], stdout['omitted_lines'], stdout['omitted_bytes']], [10_000, omittedLines, tailStart - headEnd]);
+    const n = (x: number): string => x.toLocaleString('en-US');
+    const header = `--- stdout (10,000 lines, ${n(full.length)} bytes; … ${n(omittedLines)} lines (${n(tailStart - headEnd)} bytes) omitted from the middle; full stdout: artifact ${artifact.digest}) ---`;
+    assert.ok(r.text.startsWith(`shell.exec succeeded: exit code 0 (reason: exited) after `), r.text.slice(0, 200));
+    assert.ok(r.text.includes(`\n${header}\nline 1\nline 2\n`), r.text.slice(0, 400));
+    assert.match(r.text, new RegExp(`\\n\\[… ${tailStart - headEnd} bytes omitted …\\]\\n`));
+    assert.ok(r.text.includes('\nline 9999\nline 10000\n--- stderr: empty ---\nreceipt '), r.text.slice(-300));
   });
 
   it('a refused stale edit shows the closest region of the file, numbered', async () => {
@@ -147,7 +171,7 @@ describe('the text a model reads, over Streamable HTTP', () => {
         const r = await call(client, 'shell_exec', { argv: ['sh', '-c', 'echo out; echo err >&2; exit 3'] });
         assert.equal(r.isError, true);
         assert.match(r.text, /exit code 3 \(reason: exited\)/);
-        assert.match(r.text, /--- stdout \(4 bytes\) ---\nout\n--- stderr \(4 bytes\) ---\nerr/);
+        assert.match(r.text, /--- stdout \(1 line, 4 bytes\) ---\nout\n--- stderr \(1 line, 4 bytes\) ---\nerr/);
         assert.match(r.text, new RegExp(`\\(receipt ${r.receiptId}\\)`));
       } finally {
         await client.close();

@@ -1,12 +1,33 @@
-import { closeSync, constants, openSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { ToolgateError } from '../../protocol/index.js';
+import { StartupError, ToolgateError } from '../../protocol/index.js';
 import { lexicalComponents } from './lexical.js';
 import { PathClassifier } from './classify.js';
 import { walkBeneath, type ResolvedPath, type WalkOptions } from './open-beneath.js';
 import { openRegular } from './regular-file.js';
 
 const { O_RDONLY, O_DIRECTORY } = constants;
+
+/**
+ * Why `dir` cannot be a workspace, as the start-up error the CLI prints for it (`invalid_workspace`,
+ * `{ workspace, cause_code }`), so a library caller gets the same code and data, not a raw errno.
+ */
+function workspaceFault(dir: string, e: unknown): StartupError<'invalid_workspace'> {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code ?? null;
+  let what = `cannot be opened (${(e as Error).message}); fix: give the project's directory as the workspace`;
+  if (code === 'ENOENT') what = "does not exist; fix: give the project's directory as the workspace";
+  else if (code === 'ENOTDIR') what = `${isFile(dir) ? 'is a file' : 'is not a directory (a component of its path is a file)'}; fix: give the project's directory as the workspace`;
+  else if (code === 'EACCES' || code === 'EPERM') what = 'cannot be read by this user; fix: give a directory this user can read and enter, or run as its owner';
+  return new StartupError('invalid_workspace', `the workspace ${dir} ${what}`, { workspace: dir, cause_code: code }, { cause: e });
+}
+
+function isFile(path: string): boolean {
+  try {
+    return !statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 export interface OpenedLeaf {
   readonly resolved: ResolvedPath;
@@ -37,14 +58,16 @@ export class Workspace {
     this.id = createHash('sha256').update(root).digest('hex').slice(0, 16);
   }
 
+  /** Throws `invalid_workspace` (the CLI's start-up error, same data) when `dir` cannot be the root. */
   static open(dir: string, opts: { secretPatterns?: readonly string[] } = {}): Workspace {
     let root: string;
+    let fd: number;
     try {
       root = realpathSync(dir);
+      fd = openSync(root, O_RDONLY | O_DIRECTORY);
     } catch (e) {
-      throw new ToolgateError('invalid_resource', `workspace ${dir} cannot be opened`, { path: dir }, { cause: e });
+      throw workspaceFault(dir, e);
     }
-    const fd = openSync(root, O_RDONLY | O_DIRECTORY);
     return new Workspace(root, dir, fd, new PathClassifier(opts.secretPatterns));
   }
 

@@ -7,6 +7,8 @@ import { listLines } from './bounded.js';
 type Data = Readonly<Record<string, unknown>>;
 
 const MAX_CANDIDATE_CHARS = 2000;
+/** Tools whose `not_found` is about a file the model named: a filename search finds where it is. */
+const FINDS_BY_NAME: ReadonlySet<string> = new Set(['fs.read', 'fs.patch', 'fs.delete', 'fs.rename']);
 const MAX_ITEMS = 10;
 
 function str(v: unknown): string | undefined {
@@ -70,7 +72,9 @@ export function errorDetailLines(error: ErrorBody, tool: string): string[] {
       if (missing !== undefined && path !== undefined && missing !== path) {
         return [`the directory ${missing} does not exist${tool === 'fs.write' ? '; set create_parents: true to create the missing directories' : ''}`];
       }
-      return [];
+      // The file is not where the model thought: name the call that finds it by name.
+      const name = path?.split('/').filter((c) => c !== '' && c !== '.').pop();
+      return name !== undefined && FINDS_BY_NAME.has(tool) ? [`to find it by name: fs_search ${JSON.stringify({ mode: 'filename', query: name })}`] : [];
     }
     case 'precondition_failed':
       return data['reason'] === 'stale_sha256'
@@ -93,10 +97,11 @@ export function errorDetailLines(error: ErrorBody, tool: string): string[] {
       const failed = str(data['failed']);
       return failed === undefined ? [] : [`the part that failed: ${failed}${str(data['cause_code']) === undefined ? '' : ` (${String(data['cause_code'])})`}`];
     }
+    case 'invalid_resource':
+      return data['kind'] === 'directory' && tool === 'fs.read' ? [`fs_read reads files; to see what the directory holds: fs_list ${JSON.stringify({ path: str(data['path']) ?? '.' })}`] : [];
     // The one-line message (with the data in structuredContent) says all of these.
     case 'unsupported_protocol_version':
     case 'tool_version_unavailable':
-    case 'invalid_resource':
     case 'path_escape':
     case 'secret_path':
     case 'policy_denied':

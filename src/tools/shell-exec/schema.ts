@@ -48,7 +48,15 @@ export const shellExecArgs = z
 export type ShellExecArgs = z.infer<typeof shellExecArgs>;
 
 const artifactRef = z.strictObject({ digest: z.string(), bytes: z.number().int(), media_type: z.string(), role: z.string() });
-const stream = z.strictObject({ preview: z.string(), bytes: z.number().int(), omitted_bytes: z.number().int(), artifact: artifactRef.nullable() });
+const stream = z.strictObject({
+  preview: z.string(),
+  bytes: z.number().int(),
+  omitted_bytes: z.number().int(),
+  /** Added in 1.1.0: lines of the recorded stream, and those the preview leaves out whole. */
+  lines: z.number().int(),
+  omitted_lines: z.number().int(),
+  artifact: artifactRef.nullable(),
+});
 const limitInForce = z.strictObject({ value: z.number(), enforced_by: z.enum(['rlimit', 'cgroup', 'supervisor', 'none']), note: z.string().optional() });
 
 export const shellExecResult = z.strictObject({

@@ -87,7 +87,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
   return defineTool<ShellExecArgs, ShellExecResult, Prepared>({
     name: 'shell.exec',
     module: import.meta.url,
-    version: '1.0.0',
+    version: '1.1.0',
     description:
       'Run a command (argv, or a bash/sh script) in a sandbox: read-only system, the workspace mounted read-write, no network unless asked, limits on CPU, memory, processes and output. Returns the exit code, why it ended, head and tail of stdout and stderr (full streams as artifacts), and the workspace paths it changed.',
     owner: 'toolgate',

@@ -4,7 +4,7 @@ import { errorBody, type CallStatus, type ErrorBody } from '../../protocol/index
 import { DEFAULT_LIMITS, envChanges, type CommandEnd, type DriverReport, type IsolationReport, type Segment, type StreamSummary } from '../../sandbox/index.js';
 import type { ShellSessionArgs, ShellSessionResult } from './schema.js';
 
-const EMPTY: StreamSummary = { preview: '', bytes: 0, omitted_bytes: 0, artifact: null };
+const EMPTY: StreamSummary = { preview: '', bytes: 0, omitted_bytes: 0, lines: 0, omitted_lines: 0, artifact: null };
 
 export interface ResultParts {
   readonly name: string;

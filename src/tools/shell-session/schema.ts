@@ -42,7 +42,15 @@ export const shellSessionArgs = z
 export type ShellSessionArgs = z.infer<typeof shellSessionArgs>;
 
 const artifactRef = z.strictObject({ digest: z.string(), bytes: z.number().int(), media_type: z.string(), role: z.string() });
-const stream = z.strictObject({ preview: z.string(), bytes: z.number().int(), omitted_bytes: z.number().int(), artifact: artifactRef.nullable() });
+const stream = z.strictObject({
+  preview: z.string(),
+  bytes: z.number().int(),
+  omitted_bytes: z.number().int(),
+  /** Lines of the recorded output, and those the preview leaves out whole (as shell.exec 1.1.0). */
+  lines: z.number().int(),
+  omitted_lines: z.number().int(),
+  artifact: artifactRef.nullable(),
+});
 
 export const shellSessionResult = z.strictObject({
   session: z.string(),
