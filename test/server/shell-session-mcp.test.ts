@@ -61,7 +61,7 @@ describe('shell_session over MCP stdio: what the model reads', () => {
     assert.match(first.text, /^env: added FOO=bar$/m);
     assert.match(first.text, /^receipt rcpt_[0-9a-f]+$/m);
     const second = await call({ command: 'pwd; echo $FOO' });
-    assert.match(second.text, new RegExp(`--- stdout \\(\\d+ bytes\\) ---\\n${join(dirs.workspace, 'sub').replace(/[/.]/g, '\\$&')}\\nbar\\n`));
+    assert.match(second.text, new RegExp(`--- stdout \\(2 lines, \\d+ bytes\\) ---\\n${join(dirs.workspace, 'sub').replace(/[/.]/g, '\\$&')}\\nbar\\n`));
     assert.doesNotMatch(second.text, /^env:/m);
   });
 
@@ -71,7 +71,7 @@ describe('shell_session over MCP stdio: what the model reads', () => {
     assert.match(r.text, /^shell\.session failed: execution_failed: the command exited with 2 \(receipt rcpt_[0-9a-f]+\)$/m);
     assert.match(r.text, /^\[session "default"\] exit code 2 after \d+ ms$/m);
     assert.match(r.text, /^trying$/m);
-    assert.match(r.text, /--- stderr \(\d+ bytes\) ---\nls: cannot access 'no-such-file': No such file or directory/);
+    assert.match(r.text, /--- stderr \(1 line, \d+ bytes\) ---\nls: cannot access 'no-such-file': No such file or directory/);
   });
 
   it('a background job keeps running and is counted', async () => {

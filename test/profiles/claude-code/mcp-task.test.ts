@@ -61,7 +61,7 @@ describe('claude-code profile over MCP stdio (built CLI, SDK client)', () => {
 
   it('tools/list shows the original names and schemas, and no native tool', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['Read', 'Edit', 'MultiEdit', 'Write', 'Grep', 'Glob', 'LS']);
+    assert.deepEqual(tools.map((t) => t.name), ['Read', 'Edit', 'MultiEdit', 'Write', 'Grep', 'Glob', 'LS', 'Bash']);
     const edit = tools.find((t) => t.name === 'Edit');
     assert.deepEqual(edit?.inputSchema.required, ['file_path', 'old_string', 'new_string']);
     assert.equal((edit?.inputSchema as { additionalProperties?: unknown }).additionalProperties, false);
