@@ -5,6 +5,7 @@ import { ToolgateError, sha256Hex } from '../../protocol/index.js';
 import { usesCrlf, writableMode, type FileBytes, type OpenedTarget, type WriteTarget } from '../../resources/index.js';
 import { applyEdits } from './apply.js';
 import { diffHunks, type FileDiff } from './diff.js';
+import { FS_PATCH_MAX_FILE_BYTES } from './file-entry.js';
 import type { AppliedEdit, Edit } from './edits.js';
 import { applyHunks } from './hunks.js';
 import type { FilePatch } from './parse.js';
@@ -97,6 +98,7 @@ export function plan(f: PreparedFile, opened: OpenedTarget | null, previous: Fil
         if (change.overwrite === true) checkSha(path, cur, change.expected_sha256);
       } else if (change.overwrite === true) checkSha(path, null, change.expected_sha256);
       const bytes = Buffer.from(change.content, 'utf8');
+      if (bytes.length > FS_PATCH_MAX_FILE_BYTES) throw new ToolgateError('limit_exceeded', `the content for ${path} is larger than ${FS_PATCH_MAX_FILE_BYTES} bytes`, { path, size: bytes.length, limit: FS_PATCH_MAX_FILE_BYTES });
       const mode = oldMode ?? 0o644;
       refuseNoChange(path, cur, bytes, mode);
       const before = cur ? linesOf(cur, path) : { lines: [], eofNewline: true };

@@ -148,3 +148,10 @@ void test('a move without edits keeps bytes that are not text', () =>
     assert.deepEqual(readFileSync(join(h.root, 'out/blob.bin')), bytes);
     assert.equal((r.result as { files: PatchFile[] }).files[0]?.status, 'moved');
   }));
+
+void test('a created file is bounded by its UTF-8 bytes, like fs.write: limit_exceeded, nothing written', () =>
+  withHarness(async (h) => {
+    const r = await h.call('fs.patch', { files: [{ path: 'big.txt', create: '\u00e9'.repeat(4 * 1024 * 1024 + 1) }] });
+    assert.equal(r.error?.code, 'limit_exceeded', JSON.stringify(r.error?.message));
+    assert.equal(existsSync(join(h.root, 'big.txt')), false);
+  }));
