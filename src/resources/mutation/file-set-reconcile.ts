@@ -11,29 +11,44 @@ import type { ChangeRecord, FileImage } from './record.js';
 
 const image = z.strictObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().min(0), mode: z.number().int().min(0).max(0o7777) });
 const fileIntent = z.strictObject({ path: z.string(), before: image.nullable(), after: image.nullable(), created_dirs: z.array(z.string()) });
-export const fileSetIntent = z.strictObject({ kind: z.literal('files'), files: z.array(fileIntent) });
+/** `preimages`: the digest of the artifact holding every pre-image, in file order (absent in older records). */
+export const fileSetIntent = z.strictObject({ kind: z.literal('files'), files: z.array(fileIntent), preimages: z.string().optional() });
 export type FileSetIntent = z.infer<typeof fileSetIntent>;
 
 /** The intent of a file set, from its change records: paths, digests, sizes and modes only. */
-export function fileSetIntentOf(changes: readonly ChangeRecord[]): MutationIntent {
+export function fileSetIntentOf(changes: readonly ChangeRecord[], preimages: string | null = null): MutationIntent {
   const strip = (i: FileImage | null) => (i === null ? null : { sha256: i.sha256, size: i.size, mode: i.mode });
   const files = changes.flatMap((c) => (c.op === 'file' ? [{ path: c.path, before: strip(c.before), after: strip(c.after), created_dirs: c.created_dirs }] : []));
-  return { kind: 'files', files } satisfies FileSetIntent;
+  return { kind: 'files', files, ...(preimages !== null ? { preimages } : {}) } satisfies FileSetIntent;
 }
 
-/** A pre-image kept whole in one artifact (one-file sets) is found by its digest; others are not. */
-function preimageOf(artifacts: PreimageStore, before: z.infer<typeof image>, single: boolean): FileImage {
-  const digest = `sha256:${before.sha256}` as Digest;
-  let artifact: string | null = null;
-  if (single) {
-    try {
-      artifacts.get(digest);
-      artifact = digest;
-    } catch {
-      artifact = null;
-    }
+/** Whether the artifact store holds `digest` (written before the first file moved). */
+function stored(artifacts: PreimageStore, digest: string): boolean {
+  try {
+    artifacts.get(digest as Digest);
+    return true;
+  } catch {
+    return false;
   }
-  return { ...before, artifact, offset: 0 };
+}
+
+/**
+ * Where each pre-image's bytes are: in the set's bundle at its offset when the intent names the
+ * bundle; else (older records) a one-file set's pre-image is found by its own digest, others are not.
+ */
+function preimagesOf(artifacts: PreimageStore, intent: FileSetIntent): (FileImage | null)[] {
+  const bundle = intent.preimages !== undefined && stored(artifacts, intent.preimages) ? intent.preimages : null;
+  let offset = 0;
+  return intent.files.map(({ before }) => {
+    if (before === null) return null;
+    if (bundle !== null) {
+      const img = { ...before, artifact: bundle, offset };
+      offset += before.size;
+      return img;
+    }
+    const own = `sha256:${before.sha256}`;
+    return { ...before, artifact: intent.files.length === 1 && stored(artifacts, own) ? own : null, offset: 0 };
+  });
 }
 
 export interface FileSetOptions {
@@ -57,10 +72,11 @@ export async function reconcileFileSet(ctx: MutationReconcileContext, opts: File
   const isBefore = at.map(({ f, sha }) => sha === (f.before?.sha256 ?? null));
   if (isAfter.every(Boolean)) {
     const revision = await ctx.revision.advance();
-    const changes: ChangeRecord[] = files.map((f) => ({
+    const before = preimagesOf(ctx.artifacts, parsed.data);
+    const changes: ChangeRecord[] = files.map((f, i) => ({
       op: 'file',
       path: f.path,
-      before: f.before === null ? null : preimageOf(ctx.artifacts, f.before, files.length === 1),
+      before: before[i] ?? null,
       after: f.after === null ? null : { ...f.after, artifact: null, offset: 0 },
       created_dirs: f.created_dirs,
     }));

@@ -40,7 +40,7 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
     after: p.after,
   }));
   // Durable before the first byte moves: what reconcile compares the workspace with after a crash.
-  await ctx.markSent(fileSetIntentOf(changes));
+  await ctx.markSent(fileSetIntentOf(changes, bundle.digest()));
   sent.value = true;
   // The preimages become durable while the staged files sync, and before the first rename.
   const tx = await applyAllOrNothing(txChanges, () => {

@@ -1,6 +1,7 @@
 // What a mutation records so that it can be undone from its receipt alone: for every entry it
 // changed, the preimage (artifact digest, sha256, mode) and the post-image digest. It lives in
 // the receipt's `evidence`; fs.undo reads it back and refuses when the post-images moved on.
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { sha256Hex, type ArtifactRef } from '../../protocol/index.js';
 import type { FileBytes } from '../paths/atomic-replace.js';
@@ -72,6 +73,17 @@ export class PreimageBundle {
 
   get empty(): boolean {
     return this.#images.length === 0;
+  }
+
+  /**
+   * The digest the sealed artifact will have, known before it is written: recorded in the
+   * intent, it lets reconcile find a multi-file set's preimages (and undo it) after a crash.
+   */
+  digest(): string | null {
+    if (this.#images.length === 0) return null;
+    const h = createHash('sha256');
+    for (const c of this.#chunks) h.update(c);
+    return `sha256:${h.digest('hex')}`;
   }
 
   seal(artifacts: PreimageStore, role: string): ArtifactRef | null {

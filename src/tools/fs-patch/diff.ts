@@ -129,7 +129,9 @@ function range(start: number, count: number): string {
 
 export interface FileDiff {
   readonly path: string;
-  readonly status: 'modified' | 'created' | 'deleted';
+  /** A move's source (status `renamed`). */
+  readonly from?: string;
+  readonly status: 'modified' | 'created' | 'deleted' | 'renamed';
   readonly oldMode: number | null;
   readonly newMode: number | null;
   readonly hunks: readonly Hunk[];
@@ -139,9 +141,10 @@ export interface FileDiff {
 export function formatDiff(files: readonly FileDiff[]): string {
   const out: string[] = [];
   for (const f of files) {
-    const a = quote(`a/${f.path}`);
+    const a = quote(`a/${f.from ?? f.path}`);
     const b = quote(`b/${f.path}`);
     out.push(`diff --git ${a} ${b}`);
+    if (f.status === 'renamed') out.push(`rename from ${quote(f.from ?? f.path)}`, `rename to ${quote(f.path)}`);
     if (f.status === 'created') out.push(`new file mode 100${(f.newMode ?? 0o644).toString(8).padStart(3, '0')}`);
     else if (f.status === 'deleted') out.push(`deleted file mode 100${(f.oldMode ?? 0o644).toString(8).padStart(3, '0')}`);
     else if (f.oldMode !== null && f.newMode !== null && f.oldMode !== f.newMode) {

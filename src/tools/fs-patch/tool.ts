@@ -6,34 +6,22 @@ import {
   openWriteTarget,
   refuseSecretLink,
   resolveWriteTarget,
-  usesCrlf,
-  writableMode,
   type FileBytes,
   type OpenedTarget,
   type PlannedWrite,
-  type WriteTarget,
 } from '../../resources/index.js';
-import { applyEdits } from './apply.js';
-import { appliedEdit, edit, type AppliedEdit, type Edit } from './edits.js';
-import { diffHunks, formatDiff, type FileDiff } from './diff.js';
-import { applyHunks } from './hunks.js';
-import { parseUnifiedDiff, type FilePatch } from './parse.js';
-import { decodeText, fromLines, toLines } from './text.js';
+import { appliedEdit } from './edits.js';
+import { formatDiff, type FileDiff } from './diff.js';
+import { FS_PATCH_MAX_FILES, FS_PATCH_MAX_FILE_BYTES, fileEntry, type FileEntry } from './file-entry.js';
+import { parseUnifiedDiff } from './parse.js';
+import { createsFile, plan, removesFile, type Change, type FilePlan, type PreparedFile } from './plan.js';
 import { reconcileFsPatch } from './reconcile.js';
 
-export const FS_PATCH_MAX_FILES = 200;
-export const FS_PATCH_MAX_FILE_BYTES = 8 * 1024 * 1024;
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'lowercase hex sha256');
-
-const fileEdits = z.strictObject({
-  path: z.string().min(1),
-  expected_sha256: sha256.optional(),
-  edits: z.array(edit).min(1).max(1000),
-});
+export { FS_PATCH_MAX_FILES, FS_PATCH_MAX_FILE_BYTES } from './file-entry.js';
 
 export const fsPatchArgs = z
   .strictObject({
-    files: z.array(fileEdits).min(1).max(FS_PATCH_MAX_FILES).optional(),
+    files: z.array(fileEntry).min(1).max(FS_PATCH_MAX_FILES).optional(),
     unified_diff: z.string().min(1).max(16 * 1024 * 1024).optional(),
   })
   .refine((a) => (a.files === undefined) !== (a.unified_diff === undefined), { message: 'give exactly one of files or unified_diff' });
@@ -43,7 +31,9 @@ export const fsPatchResult = z.strictObject({
   files: z.array(
     z.strictObject({
       path: z.string(),
-      status: z.enum(['modified', 'created', 'deleted']),
+      status: z.enum(['modified', 'created', 'deleted', 'moved']),
+      /** A moved file's old path. */
+      from: z.string().optional(),
       sha256: z.string().nullable(),
       hunks: z.number().int(),
       /** Structured edits: where each landed in the file as read (and what a whitespace match matched). */
@@ -55,72 +45,36 @@ export const fsPatchResult = z.strictObject({
 });
 export type FsPatchResult = z.infer<typeof fsPatchResult>;
 
-type Change = { readonly kind: 'edits'; readonly edits: Edit[]; readonly expected_sha256: string | undefined } | { readonly kind: 'diff'; readonly patch: FilePatch };
+type Workspace = Parameters<typeof resolveWriteTarget>[0];
 
-interface PreparedFile {
-  readonly target: WriteTarget;
-  readonly change: Change;
-}
-
-function prepare(ws: Parameters<typeof resolveWriteTarget>[0], path: string, change: Change, seen: Set<string>): PreparedFile {
-  const creating = change.kind === 'diff' && change.patch.oldPath === null;
-  const target = resolveWriteTarget(ws, path, { createParents: creating });
+function prepare(ws: Workspace, path: string, change: Change, seen: Set<string>): PreparedFile {
+  const target = resolveWriteTarget(ws, path, { createParents: createsFile(change) });
   if (seen.has(target.path)) throw new ToolgateError('invalid_arguments', `${target.path} appears twice in one patch`, { faults: [{ pointer: '', message: `duplicate path ${target.path}` }] });
   seen.add(target.path);
   return { target, change };
 }
 
-/** A patch that leaves a file byte-for-byte as it is would only rewrite it (new inode, new revision): refused. */
-function refuseNoChange(path: string, cur: FileBytes | null, after: Uint8Array, mode: number): void {
-  if (cur && (cur.mode & 0o777) === (mode & 0o777) && Buffer.from(cur.data).equals(after)) {
-    throw new ToolgateError('no_change', `the patch leaves ${path} as it is; nothing to write`, { path });
-  }
+/** One files[] entry as the changes it makes: a move is its source (removed) then its destination. */
+function prepareEntry(ws: Workspace, f: FileEntry, seen: Set<string>): PreparedFile[] {
+  if (f.create !== undefined) return [prepare(ws, f.path, { kind: 'create', content: f.create, overwrite: f.overwrite, expected_sha256: f.expected_sha256 }, seen)];
+  if (f.delete === true) return [prepare(ws, f.path, { kind: 'delete', expected_sha256: f.expected_sha256 }, seen)];
+  if (f.move_to === undefined) return [prepare(ws, f.path, { kind: 'edits', edits: f.edits ?? [], expected_sha256: f.expected_sha256 }, seen)];
+  const to = resolveWriteTarget(ws, f.move_to, { createParents: true });
+  const from = prepare(ws, f.path, { kind: 'move_from', edits: f.edits, expected_sha256: f.expected_sha256, to: to.path }, seen);
+  if (to.path === from.target.path) throw new ToolgateError('invalid_resource', `move_to names ${to.path} itself`, { from: from.target.path, to: to.path });
+  const overwrite = f.overwrite === 'any' ? 'any' : undefined;
+  return [from, prepare(ws, f.move_to, { kind: 'move_to', from: from.target.path, overwrite }, seen)];
 }
 
-interface FilePlan {
-  readonly after: FileBytes | null;
-  readonly diff: FileDiff;
-  readonly edits?: AppliedEdit[];
-}
-
-/** Checks one file and computes its new content; throws the typed domain error on a miss. */
-function plan(f: PreparedFile, opened: OpenedTarget | null): FilePlan {
-  const path = f.target.path;
-  const cur = opened?.current ?? null;
-  const { change } = f;
-  if (change.kind === 'diff' && change.patch.oldPath === null) {
-    if (cur || opened?.state.kind === 'other') throw new ToolgateError('already_exists', `${path} already exists`, { path });
-  } else if (!cur) throw new ToolgateError('not_found', `no such file: ${path}`, { path });
-  const before = cur ? toLines(decodeText(cur.data, path)) : { lines: [], eofNewline: true };
-  const oldMode = cur ? writableMode(cur.mode) : null;
-  if (change.kind === 'edits') {
-    if (change.expected_sha256 !== undefined && cur && sha256Hex(cur.data) !== change.expected_sha256) {
-      throw new ToolgateError('precondition_failed', `${path} does not have the expected sha256`, { path, reason: 'stale_sha256', expected_sha256: change.expected_sha256, actual_sha256: sha256Hex(cur.data) });
-    }
-    const text = fromLines(before);
-    const { text: next, applied } = applyEdits(path, text, change.edits, { crlf: cur ? usesCrlf(cur.data) : false, boundBySha: change.expected_sha256 !== undefined });
-    const afterLines = toLines(next);
-    const bytes = Buffer.from(next, 'utf8');
-    refuseNoChange(path, cur, bytes, oldMode ?? 0o644);
-    return {
-      after: { data: bytes, mode: oldMode ?? 0o644, ...(cur?.uid !== undefined && cur.gid !== undefined ? { uid: cur.uid, gid: cur.gid } : {}) },
-      diff: { path, status: 'modified', oldMode, newMode: oldMode, hunks: diffHunks(before, afterLines) },
-      // Where each edit landed and what it matched (an exact edit too: a caller shows the lines around it).
-      edits: applied,
-    };
-  }
-  const { after, hunks } = applyHunks(path, before, change.patch.hunks);
-  if (change.patch.newPath === null) {
-    if (after.lines.length !== 0) throw new ToolgateError('no_match', `the diff deletes ${path} but the file has more lines than it removes`, { path, candidates: [] });
-    return { after: null, diff: { path, status: 'deleted', oldMode, newMode: null, hunks } };
-  }
-  // parse admits only git's 100644 / 100755; the permission bits alone are kept, never set-id or sticky.
-  const mode = change.patch.newMode !== null ? change.patch.newMode & 0o777 : (oldMode ?? 0o644);
-  const bytes = Buffer.from(fromLines(after), 'utf8');
-  refuseNoChange(path, cur, bytes, mode);
+function resultEntry(p: FilePlan & { diff: FileDiff }): FsPatchResult['files'][number] {
+  const moved = p.diff.status === 'renamed';
   return {
-    after: { data: bytes, mode, ...(cur?.uid !== undefined && cur.gid !== undefined ? { uid: cur.uid, gid: cur.gid } : {}) },
-    diff: { path, status: cur ? 'modified' : 'created', oldMode, newMode: mode, hunks },
+    path: p.diff.path,
+    status: moved ? 'moved' : (p.diff.status as 'modified' | 'created' | 'deleted'),
+    ...(moved && p.diff.from !== undefined ? { from: p.diff.from } : {}),
+    sha256: p.after ? sha256Hex(p.after.data) : null,
+    hunks: p.diff.hunks.length,
+    ...(p.edits ? { edits: p.edits } : {}),
   };
 }
 
@@ -129,9 +83,9 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
   return defineTool<FsPatchArgs, FsPatchResult, PreparedFile[]>({
     name: 'fs.patch',
     module: import.meta.url,
-    version: '1.1.0',
+    version: '1.2.0',
     description:
-      'Change several files at once, all or nothing: either files:[{path, expected_sha256?, edits:[...]}] or unified_diff (as git diff prints it). An edit is {old, new, replace_all?, match?: "exact"|"whitespace"} (old must occur exactly once, else no_match / ambiguous_match; whitespace matches whole lines ignoring indentation and trailing spaces), {lines: "a:b", new, expect?} (replace lines a..b, 1-based inclusive) or {insert_line: n, new, expect?} (insert after line n, 0 = top). Line edits need expect (the text of those lines as read) or the file\'s expected_sha256, else precondition_failed with the current lines. All edits of a file refer to the file as read (line numbers are never shifted by earlier edits); overlapping edits are refused. Every file is checked before any is written; a failure restores the earlier files. Returns the unified diff, where each edit landed, and the new revision.',
+      'Change several files at once, all or nothing: either files:[{path, expected_sha256?, edits:[...]}] or unified_diff (as git diff prints it). An edit is {old, new, replace_all?, match?: "exact"|"whitespace"} (old must occur exactly once, else no_match / ambiguous_match; whitespace matches whole lines ignoring indentation and trailing spaces), {lines: "a:b", new, expect?} (replace lines a..b, 1-based inclusive) or {insert_line: n, new, expect?} (insert after line n, 0 = top). Line edits need expect (the text of those lines as read) or the file\'s expected_sha256, else precondition_failed with the current lines. All edits of a file refer to the file as read (line numbers are never shifted by earlier edits); overlapping edits are refused. Instead of edits, an entry may be {path, create: "content", overwrite?} (already_exists if the file exists, unless overwrite: true with its expected_sha256, or "any"), {path, delete: true} or {path, move_to, edits?, overwrite?: "any"} (already_exists if the destination exists); expected_sha256 binds the file as read. Every file is checked before any is written; a failure restores the earlier files. Returns the unified diff, where each edit landed, and the new revision.',
     owner: 'toolgate',
     effect_class: 'write',
     reversible: true,
@@ -148,13 +102,13 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
       const seen = new Set<string>();
       const files: PreparedFile[] = args.unified_diff !== undefined
         ? parseUnifiedDiff(args.unified_diff).map((p) => prepare(ctx.workspace, (p.newPath ?? p.oldPath) as string, { kind: 'diff', patch: p }, seen))
-        : (args.files ?? []).map((f) => prepare(ctx.workspace, f.path, { kind: 'edits', edits: f.edits, expected_sha256: f.expected_sha256 }, seen));
+        : (args.files ?? []).flatMap((f) => prepareEntry(ctx.workspace, f, seen));
       if (files.length > FS_PATCH_MAX_FILES) throw new ToolgateError('limit_exceeded', `a patch may change at most ${FS_PATCH_MAX_FILES} files`, { files: files.length, limit: FS_PATCH_MAX_FILES });
       return {
         resources: files.map((f) => ({
           kind: 'path' as const,
           path: f.target.path,
-          access: f.change.kind === 'diff' && f.change.patch.newPath === null ? ('delete' as const) : f.target.exists ? ('write' as const) : ('create' as const),
+          access: removesFile(f.change) ? ('delete' as const) : f.target.exists ? ('write' as const) : ('create' as const),
         })),
         prepared: files,
       };
@@ -170,13 +124,12 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
             try {
               o = openWriteTarget(ctx.workspace, f.target, { createParents: false, maxBytes: FS_PATCH_MAX_FILE_BYTES });
             } catch (e) {
-              const creating = f.change.kind === 'diff' && f.change.patch.oldPath === null;
-              if (!(creating && ToolgateError.isInstance(e) && e.code === 'not_found')) throw e;
+              if (!(createsFile(f.change) && ToolgateError.isInstance(e) && e.code === 'not_found')) throw e;
             }
             opened.push(o);
             // Diffs, candidates and preimages show the bytes: never those of a secret under another name.
             if (o?.linked) await refuseSecretLink(ctx.workspace, o.path, o.linked, ctx.signal);
-            plans.push(plan(f, o));
+            plans.push(plan(f, o, plans[plans.length - 1]));
           }
           ctx.signal.throwIfAborted();
           const sent = { value: false };
@@ -194,18 +147,13 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
           }
           const done = await commitFileSet(ctx, writes, sent);
           if (!done.ok) return done.outcome;
-          const diffs = plans.map((p) => p.diff);
+          // A move's source has no entry of its own: its destination shows the move.
+          const shown = plans.filter((p): p is FilePlan & { diff: FileDiff } => p.diff !== null);
           return {
             status: 'succeeded',
             result: {
-              files: plans.map((p) => ({
-                path: p.diff.path,
-                status: p.diff.status,
-                sha256: p.after ? sha256Hex(p.after.data) : null,
-                hunks: p.diff.hunks.length,
-                ...(p.edits ? { edits: p.edits } : {}),
-              })),
-              diff: formatDiff(diffs),
+              files: shown.map(resultEntry),
+              diff: formatDiff(shown.map((p) => p.diff)),
               revision: done.revision,
             },
             evidence: { workspace: ctx.workspace.id, revision: done.revision, changes: done.changes },
