@@ -47,7 +47,7 @@ const TASKS: readonly ProfileTask[] = [
       assert.equal(failing.isError, true);
       assert.match(failing.text, /AssertionError: -1\nexit code 1\ntoolgate: execution_failed \(receipt rcpt_\w+\)$/);
       const ambiguous = await call('str_replace_based_edit_tool', { command: 'str_replace', path: join(ws, 'calc.py'), old_str: '    return a - b', new_str: '    return a + b' });
-      assert.match(ambiguous.text, /^No replacement was performed\. Multiple occurrences of old_str `    return a - b` in lines \[2, 6\]\. Please ensure it is unique\ntoolgate: ambiguous_match/);
+      assert.match(ambiguous.text, /^No replacement was performed\. Multiple occurrences of old_str ` {4}return a - b` in lines \[2, 6\]\. Please ensure it is unique\ntoolgate: ambiguous_match/);
       const fixed = await call('str_replace_based_edit_tool', { command: 'str_replace', path: join(ws, 'calc.py'), old_str: 'def add(a, b):\n    return a - b', new_str: 'def add(a, b):\n    return a + b' });
       assert.match(fixed.text, /^The file .*calc\.py has been edited\. /);
       const passing = await call('bash', { command: TEST });
@@ -67,7 +67,7 @@ const TASKS: readonly ProfileTask[] = [
       const failing = await call('execute_bash', { command: TEST, ...risk });
       assert.match(failing.text, /AssertionError: -1\n\[The command completed with exit code 1\.\]\n\[Current working directory: [^\]]+\]\n\[Command finished with exit code 1\]$/);
       const ambiguous = await call('str_replace_editor', { command: 'str_replace', path: join(ws, 'calc.py'), old_str: '    return a - b', new_str: '    return a + b', ...risk });
-      assert.match(ambiguous.text, /^ERROR:\nNo replacement was performed\. Multiple occurrences of old_str `    return a - b` in lines \[2, 6\]\. Please ensure it is unique\.\ntoolgate: ambiguous_match/);
+      assert.match(ambiguous.text, /^ERROR:\nNo replacement was performed\. Multiple occurrences of old_str ` {4}return a - b` in lines \[2, 6\]\. Please ensure it is unique\.\ntoolgate: ambiguous_match/);
       const fixed = await call('str_replace_editor', { command: 'str_replace', path: join(ws, 'calc.py'), old_str: 'def add(a, b):\n    return a - b', new_str: 'def add(a, b):\n    return a + b', ...risk });
       assert.equal(fixed.isError, false, fixed.text);
       const passing = await call('execute_bash', { command: TEST, ...risk });
