@@ -55,8 +55,13 @@ export interface ProfileTool {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: InputSchema;
-  /** Arguments already valid against `inputSchema`. */
-  map(args: JsonObject, ctx: ProfileContext): Mapping;
+  /**
+   * Reads the mapping needs first (the files a patch updates, to place its chunks as the
+   * original does): each its own envelope through the whole pipeline, with the same origin.
+   */
+  prepare?(args: JsonObject, ctx: ProfileContext): readonly ToolCall[];
+  /** Arguments already valid against `inputSchema`; `prepared`: the receipts of `prepare`'s reads, in order. */
+  map(args: JsonObject, ctx: ProfileContext, prepared?: readonly Receipt[]): Mapping;
   /**
    * A second call the original's answer needs, decided from the first receipt: the lines around
    * an edit as the file now is (fs.read), or the listing of what turned out to be a directory.

@@ -87,8 +87,6 @@ export class ProfileRunner {
     }
     const ctx = this.#context(opts.task_id);
     // The digest is of the arguments as the agent sent them (before the schema's defaults).
-    const mapping = tool.map(checked.args, ctx);
-    if ('refuse' in mapping) return this.#refused(mapping.refuse.text, mapping.refuse.code);
     const origin = { kind: PROFILE_ORIGIN_KIND, profile: this.profile.name, tool: tool.name, arguments_digest: digestOf(args ?? {}) };
     const envelopeOf = (call: ToolCall, idempotencyKey: string | undefined): JsonObject => ({
       protocol_version: PROTOCOL_VERSION,
@@ -100,6 +98,11 @@ export class ProfileRunner {
       ...(idempotencyKey === undefined ? {} : { idempotency_key: idempotencyKey }),
     });
     const callOpts = opts.signal === undefined ? {} : { signal: opts.signal };
+    // Reads first, when the mapping needs them; then the one call the original call becomes.
+    const prepared: Receipt[] = [];
+    for (const read of tool.prepare?.(checked.args, ctx) ?? []) prepared.push(await this.#call(envelopeOf(read, undefined), callOpts));
+    const mapping = tool.map(checked.args, ctx, prepared);
+    if ('refuse' in mapping) return this.#refused(mapping.refuse.text, mapping.refuse.code);
     const receipt = await this.#call(envelopeOf(mapping.call, opts.idempotency_key), callOpts);
     const next = tool.followUp?.(receipt, checked.args, ctx) ?? null;
     // The follow-up is a read: it has no effect to deduplicate, so it carries no idempotency key.

@@ -24,8 +24,8 @@ describe('codex profile: shell, shell_command, exec_command and write_stdin', ()
   });
   after(() => done());
 
-  it('lists the four shell tools under their names', () => {
-    assert.deepEqual(p.tools.map((t) => t.name).slice(0, 4), ['shell', 'shell_command', 'exec_command', 'write_stdin']);
+  it('lists apply_patch and the four shell tools under their names', () => {
+    assert.deepEqual(p.tools.map((t) => t.name), ['apply_patch', 'shell', 'shell_command', 'exec_command', 'write_stdin']);
   });
 
   it('shell runs an argv in workdir; shell_command a script; the text is Exit code / Wall time / Output', async () => {

@@ -1,9 +1,12 @@
 // Codex's one-shot shell tools onto shell.exec: `shell` (an argv, execvp-style) and
 // `shell_command` (a script in the user's shell, here bash), with `workdir` and `timeout_ms`;
 // answered in Codex's freeform exec text. `sandbox_permissions: "require_escalated"` is refused:
-// every command runs in Toolgate's sandbox (docs/profiles.md).
+// every command runs in Toolgate's sandbox (docs/profiles.md). A patch sent through the shell —
+// ["apply_patch", PATCH] or bash -lc "apply_patch <<'EOF' …" — is applied as apply_patch, as Codex
+// intercepts it, not run.
 import type { Receipt } from '../../protocol/index.js';
-import type { JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool } from '../profile.js';
+import type { JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool, ToolCall } from '../profile.js';
+import { applyPatchMap, applyPatchPrepare, applyPatchRender } from './apply-patch-tool.js';
 import { freeformExec } from './exec-text.js';
 import { workspacePath } from './paths.js';
 import { SHELL_COMMAND_SCHEMA, SHELL_SCHEMA } from './shell-schemas.js';
@@ -37,14 +40,29 @@ export function execOutput(r: Receipt): { exit: number; durationMs: number; outp
   };
 }
 
+/** The patch of a shell call that is an apply_patch invocation, or null. */
+function interceptedPatch(command: readonly string[] | string): string | null {
+  const argv = Array.isArray(command) ? command : ['bash', '-lc', command];
+  if (argv.length === 2 && argv[0] === 'apply_patch') return argv[1] ?? null;
+  const script = argv.length === 3 && ['bash', 'sh'].includes(argv[0] ?? '') && ['-lc', '-c'].includes(argv[1] ?? '') ? (argv[2] ?? '') : null;
+  const m = script === null ? null : /^\s*apply_patch\b([\s\S]*)$/.exec(script);
+  return m ? (m[1] ?? '').trim() : null;
+}
+
 function shellTool(name: 'shell' | 'shell_command'): ProfileTool {
   const schema = name === 'shell' ? SHELL_SCHEMA : SHELL_COMMAND_SCHEMA;
   return {
     name,
     description: schema['description'] as string,
     inputSchema: schema,
-    map(raw: JsonObject, ctx: ProfileContext): Mapping {
+    prepare(raw: JsonObject, ctx: ProfileContext): readonly ToolCall[] {
+      const patch = interceptedPatch((raw as unknown as ShellArgs).command);
+      return patch === null ? [] : applyPatchPrepare(patch, ctx);
+    },
+    map(raw: JsonObject, ctx: ProfileContext, prepared?: readonly Receipt[]): Mapping {
       const a = raw as unknown as ShellArgs;
+      const patch = interceptedPatch(a.command);
+      if (patch !== null) return applyPatchMap(patch, ctx, prepared);
       if (a.sandbox_permissions === 'require_escalated') return { refuse: { code: 'policy_denied', text: ESCALATION_REFUSED } };
       const how = Array.isArray(a.command) ? { argv: a.command } : { shell: 'bash', script: String(a.command) };
       return {
@@ -56,6 +74,11 @@ function shellTool(name: 'shell' | 'shell_command'): ProfileTool {
     },
     render(r: Receipt, raw: JsonObject): ProfileText {
       const a = raw as unknown as ShellArgs;
+      const patch = interceptedPatch(a.command);
+      if (patch !== null) {
+        const shown = applyPatchRender(r, patch);
+        return { ...shown, text: freeformExec(shown.isError ? 1 : 0, 0, shown.text) };
+      }
       const e = execOutput(r);
       if (e === null) return { text: r.error?.message ?? `${r.tool} ended ${r.status}`, isError: true };
       const output = e.timedOut ? `command timed out after ${a.timeout_ms ?? e.durationMs} milliseconds\n${e.output}` : e.output;

@@ -7,9 +7,10 @@
 // Placing a chunk. Given the file's text (what the profile read), the chunk is located the way
 // the original does it — the `@@` line first, then the old lines after it, each with the four
 // seek_sequence levels, in file order, `*** End of File` at the end — except that a choice the
-// patch does not make is refused: an `@@` line or a block of old lines that is at more than one
-// place (at the first level that finds it) is ambiguous_match, where the original takes the
-// first. The edit then carries the FILE's own text of those lines as its `old` (so whichever
+// patch does not make is refused: an `@@` line, or a block of old lines without an `@@` line
+// before it, that is at more than one place (at the first level that finds it) is
+// ambiguous_match, where the original takes the first. After a unique `@@` line the first place
+// is the patch's choice, as the format defines it. The edit then carries the FILE's own text of those lines as its `old` (so whichever
 // level matched, fs.patch matches exactly and re-checks it at the point of effect: a file changed
 // since is refused, not patched at a guess) and, as `new`, the file's text for context lines and
 // the model's for added ones. When that text is at more than one place in the whole file (the
@@ -145,10 +146,12 @@ function placeChunks(path: string, text: string, chunks: readonly UpdateChunk[])
       found = seekLines(f.plain, pattern, cursor, chunk.endOfFile);
     }
     if (found === null) throw new Refused('no_match', expectedLinesText(path, chunk));
-    if (found.at.length > 1) throw new Refused('ambiguous_match', ambiguityText(expectedLinesText(path, chunk), found.at));
+    // An @@ line is the patch's own choice: the first place after it, as the format defines. Without
+    // one, several places are a choice the patch did not make.
     const start = found.at[0] as number;
     const k = pattern.length;
     const old = f.text.slice(f.starts[start], f.starts[start + k]);
+    if (found.at.length > 1 && chunk.context === null) throw new Refused('ambiguous_match', ambiguityText(expectedLinesText(path, chunk), found.at));
     const endsWithEol = old.endsWith('\n');
     const lines = replacement(chunk, f, start, k);
     const neu = lines.length === 0 ? '' : lines.join(f.eol) + (endsWithEol ? f.eol : '');
