@@ -100,7 +100,7 @@ const recordings = readdirSync(SESSIONS).filter((f) => f.endsWith('.txt')).sort(
 
 describe('recorded agent sessions replayed through a real MCP client', () => {
   it('there are recordings of each kind the issue names', () => {
-    for (const kind of ['failing-test-run', 'line-range-edit', 'listing']) assert.ok(recordings.includes(`${kind}.txt`), `${kind}.txt is recorded`);
+    for (const kind of ['failing-test-run', 'line-range-edit', 'listing', 'session-cd-export']) assert.ok(recordings.includes(`${kind}.txt`), `${kind}.txt is recorded`);
   });
   for (const file of recordings) {
     for (const transport of ['stdio', 'http'] as const) {
