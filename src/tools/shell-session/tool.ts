@@ -209,6 +209,11 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
 
   const run = async (ctx: Ctx, sandbox: Sandbox, name: string): Promise<Outcome> => {
     let entry = table.get(ctx.task_id, name);
+    // A shell that ended between commands (a background job killed it) is replaced by a new one.
+    if (entry && entry.session.ended && !entry.pending) {
+      table.forget(entry);
+      entry = undefined;
+    }
     if (entry?.pending) {
       return {
         status: 'failed',
