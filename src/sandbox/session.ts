@@ -204,7 +204,7 @@ export class SandboxSession {
         const block = child.stdio[4] as Writable | null;
         block?.on('error', () => {});
         const go = (): void => void block?.end('x');
-        if (cgroups) cgroups.join(pid).then(go, () => void this.end('shell_exited'));
+        if (cgroups) cgroups.join(pid).then(go, () => void this.end('closed'));
         else go();
       } catch {
         // not the whole document yet
@@ -219,7 +219,7 @@ export class SandboxSession {
     ]);
     clearTimeout(timer);
     if (outcome !== 'ready') {
-      await this.end('shell_exited');
+      await this.end('closed'); // kills first: a sandbox that never got ready may still be alive
       throw new ToolgateError('execution_failed', outcome === 'slow' ? 'the session sandbox did not start in time' : 'the session sandbox could not be started', { reason: 'spawn_failed', notes: [] });
     }
   }
