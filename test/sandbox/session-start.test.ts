@@ -28,3 +28,28 @@ describe('a session sandbox that cannot start', () => {
     }
   });
 });
+
+describe('FIFO directories of a runtime that died', () => {
+  it('are removed when the next session opens; a live runtime’s are kept', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const dead = spawnSync('true').pid as number; // exited and reaped: its pid names no process
+    const abandoned = join(tmpdir(), `toolgate-session-${dead}-abc123`);
+    const live = join(tmpdir(), `toolgate-session-${process.pid}-keepme`);
+    mkdirSync(abandoned);
+    mkdirSync(live);
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'tg-session-sweep-')));
+    const workspace = join(base, 'ws');
+    mkdirSync(workspace);
+    try {
+      const sandbox = new Sandbox({ workspace });
+      const session = await SandboxSession.open(sandbox, { cwd: workspace, env: { PATH: '/usr/bin:/bin' }, workspaceWritable: false, toolchainEnv: false });
+      await session.end('closed');
+      assert.equal(fifoDirs().includes(`toolgate-session-${dead}-abc123`), false);
+      assert.equal(fifoDirs().includes(`toolgate-session-${process.pid}-keepme`), true);
+    } finally {
+      rmSync(live, { recursive: true, force: true });
+      rmSync(abandoned, { recursive: true, force: true });
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
