@@ -3,7 +3,7 @@
 // then fed to it one at a time (session-command.ts). Ending it kills the pid namespace's init,
 // which ends every process of the session, setsid or not, and waits until the cgroup is empty.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -161,7 +161,8 @@ export class SandboxSession {
       const masks = sandbox.workspaceMounts(user, lease?.paths ?? []);
       profile = { ...profile, workspaceMounts: masks };
       // Per-command stdin FIFOs: a private host directory, bound read-only inside (a FIFO opens for writing on a read-only mount).
-      fifoDir = mkdtempSync(join(tmpdir(), 'toolgate-session-'));
+      sweepAbandonedFifoDirs();
+      fifoDir = mkdtempSync(join(tmpdir(), `toolgate-session-${process.pid}-`));
       if (user.uid !== self.uid) chownSync(fifoDir, user.uid, user.gid);
       const c = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + 1, o.measure ?? true, user.uid === self.uid ? null : user) : null;
       cgroups = c;
@@ -204,7 +205,7 @@ export class SandboxSession {
         const block = child.stdio[4] as Writable | null;
         block?.on('error', () => {});
         const go = (): void => void block?.end('x');
-        if (cgroups) cgroups.join(pid).then(go, () => void this.end('shell_exited'));
+        if (cgroups) cgroups.join(pid).then(go, () => void this.end('closed'));
         else go();
       } catch {
         // not the whole document yet
@@ -219,7 +220,7 @@ export class SandboxSession {
     ]);
     clearTimeout(timer);
     if (outcome !== 'ready') {
-      await this.end('shell_exited');
+      await this.end('closed'); // kills first: a sandbox that never got ready may still be alive
       throw new ToolgateError('execution_failed', outcome === 'slow' ? 'the session sandbox did not start in time' : 'the session sandbox could not be started', { reason: 'spawn_failed', notes: [] });
     }
   }
@@ -330,6 +331,21 @@ export class SandboxSession {
     rmSync(this.#fifoDir, { recursive: true, force: true });
     this.#lease?.release();
     return { reason, killed, shell_exit_code: reason === 'shell_exited' ? this.#exitCode : null };
+  }
+}
+
+/** Removes the FIFO directories of runtimes that died without ending their sessions (named after their pid). */
+function sweepAbandonedFifoDirs(): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^toolgate-session-(\d+)-/.exec(name);
+    if (!m || processStat(Number(m[1])) !== null) continue;
+    rmSync(join(tmpdir(), name), { recursive: true, force: true });
   }
 }
 

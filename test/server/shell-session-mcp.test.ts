@@ -80,18 +80,23 @@ describe('shell_session over MCP stdio: what the model reads', () => {
     assert.match(r.text, /^1 background process\(es\) still running in the session$/m);
   });
 
-  it('yield: still running (not an error), then write to its stdin, then read the rest', async () => {
-    const started = await call({ command: 'read x; echo "got $x"', yield_ms: 300 });
+  it('yield: still running (not an error), then write to its stdin, then read the rest and the exit status', async () => {
+    const started = await call({ command: 'read x; echo "got $x"; sleep 1; echo end', yield_ms: 300 });
     assert.equal(started.isError, false);
     assert.match(started.text, /^shell\.session still running: \[session "default"\] still running after \d+ ms: use action "read" to wait for more output and the exit status, "write" to send stdin text or a key such as C-c$/m);
     assert.equal(started.result.structuredContent?.['running'], true);
-    const wrote = await call({ action: 'write', text: 'hello\n', yield_ms: 10_000 });
+    // The command sleeps a second after its input: a write that waits 0 ms finds it running.
+    const wrote = await call({ action: 'write', text: 'hello\n', yield_ms: 0 });
     assert.equal(wrote.isError, false);
-    assert.match(wrote.text, /^shell\.session succeeded: \[session "default"\] exit code 0 after \d+ ms$/m);
-    assert.match(wrote.text, /^got hello$/m);
-    const read = await call({ action: 'read' });
-    assert.equal(read.isError, true);
-    assert.match(read.text, /no command is running in session "default"/);
+    assert.match(wrote.text, /still running after \d+ ms/);
+    const read = await call({ action: 'read', yield_ms: 10_000 });
+    assert.equal(read.isError, false);
+    assert.match(read.text, /^shell\.session succeeded: \[session "default"\] exit code 0 after \d+ ms$/m);
+    assert.match(wrote.text + read.text, /^got hello$/m);
+    assert.match(read.text, /^end$/m);
+    const again = await call({ action: 'read' });
+    assert.equal(again.isError, true);
+    assert.match(again.text, /no command is running in session "default"/);
   });
 
   it('the session and its background job end when the client disconnects', async () => {

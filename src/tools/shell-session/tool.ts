@@ -1,16 +1,17 @@
 import { isAbsolute, relative } from 'node:path';
 import { abortKindOf, errorBody, ToolgateError, type ArtifactRef, type Resource, type TaskId } from '../../protocol/index.js';
 import { defineTool, type ExecuteContext, type ToolDefinition, type ToolOutcome } from '../../registry/index.js';
-import { changedPaths, readGitStatus, type PathClassifier, type StatusSnapshot } from '../../resources/index.js';
-import { checkToolchainConfig, DEFAULT_LIMITS, defaultHomes, gitInSandbox, Sandbox, SandboxSession, type DriverReport, type ToolchainConfig } from '../../sandbox/index.js';
+import { changedPaths, type PathClassifier } from '../../resources/index.js';
+import { checkToolchainConfig, DEFAULT_LIMITS, defaultHomes, Sandbox, SandboxSession, type DriverReport, type ToolchainConfig } from '../../sandbox/index.js';
 import { shellSessionArgs, shellSessionResult, type ShellSessionArgs, type ShellSessionResult } from './schema.js';
 import { sessionResult, statusOf, type ResultParts } from './result.js';
 import { DEFAULT_SESSION_IDLE_MS, SessionTable, type SessionEntry } from './sessions.js';
+import { gitStatus, statusAfter } from './git-status.js';
+import { waitFor } from './wait.js';
 
 export const SHELL_SESSION_DEFAULT_TIMEOUT_MS = 120_000;
 /** How long read and write wait for the command by default before they return what came. */
 const FOLLOW_DEFAULT_YIELD_MS = 1_000;
-const GIT_STATUS_AFTER_ABORT_MS = 2_000;
 
 /** What every session starts with; HOME is the sandbox's private /tmp. */
 const START_ENV: Readonly<Record<string, string>> = {
@@ -43,28 +44,6 @@ function isWithin(path: string, root: string): boolean {
   return !rel.startsWith('..') && !isAbsolute(rel);
 }
 
-/** Resolves when `p` settles, `ms` passes (null: never) or `signal` aborts; no timer or listener outlives it. */
-async function waitFor(p: Promise<unknown>, ms: number | null, signal: AbortSignal): Promise<'done' | 'yield' | 'aborted'> {
-  if (signal.aborted) return 'aborted';
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  try {
-    return await Promise.race([
-      p.then(() => 'done' as const),
-      new Promise<'yield'>((r) => {
-        if (ms !== null) timer = setTimeout(() => r('yield'), ms);
-      }),
-      new Promise<'aborted'>((r) => {
-        onAbort = () => r('aborted');
-        signal.addEventListener('abort', onAbort, { once: true });
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) signal.removeEventListener('abort', onAbort);
-  }
-}
-
 /**
  * shell.session: a persistent bash per task (and name) in one long-lived bubblewrap sandbox;
  * each command its own receipt. docs/shell-session.md.
@@ -90,23 +69,6 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
       sandboxes.set(key, sb);
     }
     return sb;
-  };
-
-  const gitStatus = (sandbox: Sandbox, root: string, signal: AbortSignal): Promise<StatusSnapshot | null> => readGitStatus(gitInSandbox(sandbox), root, signal);
-
-  /** git status after a command, briefly even when the call was aborted: the evidence matters. */
-  const statusAfter = async (sandbox: Sandbox, ctx: Ctx): Promise<StatusSnapshot | null> => {
-    const quick = new AbortController();
-    const onAbort = (): void => quick.abort();
-    let timer: NodeJS.Timeout | undefined;
-    if (ctx.signal.aborted) timer = setTimeout(onAbort, GIT_STATUS_AFTER_ABORT_MS);
-    else ctx.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      return await gitStatus(sandbox, ctx.workspace.root, quick.signal);
-    } finally {
-      clearTimeout(timer);
-      ctx.signal.removeEventListener('abort', onAbort);
-    }
   };
 
   const openSession = (sandbox: Sandbox, ctx: Ctx, name: string, carry: DriverReport | null): Promise<SessionEntry> => {
@@ -175,7 +137,7 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
     }
     let changed: { paths: string[]; truncated: boolean } | null = null;
     if (pending.before) {
-      const after = await statusAfter(sandbox, ctx);
+      const after = await statusAfter(sandbox, ctx.workspace.root, ctx.signal);
       if (after) changed = changedPaths(ctx.workspace.root, pending.before, after);
     }
     const writable = session.isolation.workspace === 'read-write';
@@ -209,6 +171,11 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
 
   const run = async (ctx: Ctx, sandbox: Sandbox, name: string): Promise<Outcome> => {
     let entry = table.get(ctx.task_id, name);
+    // A shell that ended between commands (a background job killed it) is replaced by a new one.
+    if (entry && entry.session.ended && !entry.pending) {
+      table.forget(entry);
+      entry = undefined;
+    }
     if (entry?.pending) {
       return {
         status: 'failed',

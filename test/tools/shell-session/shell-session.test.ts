@@ -153,3 +153,20 @@ describe('shell.session: one persistent shell per task, each command its own rec
     assert.equal(existsSync('/run/toolgate-session'), false);
   });
 });
+
+describe('shell.session: a shell killed between commands', () => {
+  it('is replaced by a new session on the next run', async () => {
+    const rig = await sessionRig();
+    try {
+      await rig.call({ command: 'export OLD=1; (sleep 0.2; kill -9 $$) &' });
+      const entry = rig.tool.sessions.get('task-session', 'default');
+      const { waitFor } = await import('../../support/processes.js');
+      assert.ok(await waitFor(() => entry?.session.ended === true, 10_000));
+      const r = await rig.call({ command: 'echo "[$OLD]"' });
+      assert.equal(r.status, 'succeeded');
+      assert.equal(resultOf(r).stdout.preview, '[]\n');
+    } finally {
+      await rig.done();
+    }
+  });
+});
