@@ -216,7 +216,7 @@ export interface ErrorDataByCode {
    * @status failed
    */
   unsupported:
-    | { readonly argument: 'pty' }
+    | { readonly argument: 'pty' | 'multiline' }
     | { readonly line: number; readonly mode?: string; readonly from?: string; readonly to?: string }
     | (PathData & { readonly reason?: 'binary' | 'protected_link' })
     | NoData;

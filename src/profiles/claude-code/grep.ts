@@ -1,8 +1,9 @@
 // Grep → fs.search (regex mode: ripgrep's syntax, ripgrep underneath). output_mode maps onto
 // fs.search's outputs; -A/-B/-C/context onto its symmetric context (the widest, then each side
 // cut back to what was asked); head_limit/offset page the rendered lines as the original does.
-// What cannot map is refused with `unsupported`, never searched differently: `multiline`, `-o`,
-// and `glob` together with `type` (fs.search's include globs are alternatives, not both).
+// `multiline` is fs.search's (ripgrep -U --multiline-dotall). What cannot map is refused with
+// `unsupported`, never searched differently: `-o`, and `glob` together with `type` (fs.search's
+// include globs are alternatives, not both).
 import type { Receipt } from '../../protocol/index.js';
 import type { JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool } from '../profile.js';
 import { RG_TYPES } from './grep-types.js';
@@ -58,7 +59,6 @@ export const grepTool: ProfileTool = {
   inputSchema: GREP_SCHEMA,
   map(raw: JsonObject, ctx: ProfileContext): Mapping {
     const a = raw as unknown as GrepArgs;
-    if (a.multiline === true) return { refuse: { code: 'unsupported', text: 'multiline is not supported by this Grep: a pattern is matched within one line (use Read on the file, or a pattern per line).' } };
     if (a['-o'] === true) return { refuse: { code: 'unsupported', text: '-o (only the matched parts) is not supported by this Grep; use output_mode "content".' } };
     if (a.glob !== undefined && a.type !== undefined) return { refuse: { code: 'unsupported', text: 'Give glob or type, not both: this Grep cannot require both filters at once.' } };
     if (a.type !== undefined && RG_TYPES[a.type] === undefined) return { refuse: { code: 'invalid_arguments', text: `unrecognized file type: ${a.type}` } };
@@ -77,6 +77,7 @@ export const grepTool: ProfileTool = {
           query: a.pattern,
           output: mode === 'content' ? 'matches' : mode === 'count' ? 'count_only' : 'paths_only',
           case_sensitive: a['-i'] !== true,
+          ...(a.multiline === true ? { multiline: true } : {}),
           // ripgrep searches what .gitignore does not exclude, node_modules and dist included.
           include_generated: true,
           ...(include === null ? {} : { include }),

@@ -32,7 +32,8 @@ function matchLines(m: Match, mode: string): string[] {
   const after = m.context?.after ?? [];
   return [
     ...before.map((t, i) => `${m.path}-${m.line - before.length + i}-${t}`),
-    `${m.path}:${m.line}:${m.text}`,
+    // A match that goes on past its first line (multiline regex, structural) names its last line too.
+    m.end_line !== undefined && m.end_line !== m.line ? `${m.path}:${m.line}-${m.end_line}:${m.text}` : `${m.path}:${m.line}:${m.text}`,
     ...after.map((t, i) => `${m.path}-${m.line + 1 + i}-${t}`),
   ];
 }

@@ -98,7 +98,14 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
         case 'regex': {
           engine = await deps.engine();
           engineName = engine.name;
-          const q = { kind: a.mode, pattern: a.query, caseSensitive: a.case_sensitive, want: a.output === 'matches' ? 'lines' : a.output === 'count_only' ? 'counts' : 'paths' } as const;
+          const q = {
+            kind: a.mode,
+            pattern: a.query,
+            caseSensitive: a.case_sensitive,
+            want: a.output === 'matches' ? 'lines' : a.output === 'count_only' ? 'counts' : 'paths',
+            multiline: a.multiline,
+          } as const;
+          if (a.multiline && engine.name !== 'ripgrep') throw new ToolgateError('unsupported', 'multiline search needs ripgrep, which this host lacks', { argument: 'multiline' });
           const plan = new Batches(pageDeadline, progress);
           let first = true;
           for (const batch of plan.over(files, from, fullScan)) {

@@ -34,6 +34,10 @@ export const fsSearchArgs = z.strictObject({
     .enum(SEARCH_ORDERS)
     .default('path')
     .describe('filename mode: `mtime` lists the most recently modified files first (ties in path order); default `path` (UTF-8 byte order)'),
+  multiline: z
+    .boolean()
+    .default(false)
+    .describe('regex mode: the pattern may match across lines and `.` matches a newline too (ripgrep -U --multiline-dotall); a match names its first line, and end_line when it goes on past it'),
   include: z.array(glob).max(64).optional().describe('Only paths matching one of these globs'),
   exclude: z.array(glob).max(64).optional().describe('No paths matching any of these globs'),
   include_ignored: z.boolean().default(false).describe('Also search files that .gitignore excludes'),

@@ -47,7 +47,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
   return defineTool<FsSearchArgs, FsSearchResult, SearchPrepared>({
     name: 'fs.search',
     module: import.meta.url,
-    version: '2.0.0',
+    version: '2.1.0',
     description:
       'Search the workspace: literal text, regex (ripgrep syntax), file names (an exact name or a glob on the name, like find -name; filename_match: substring for any part of the path), symbol definitions by name or Class.method (TypeScript/JavaScript, Python, Go, Rust; with the container and end line) or structural ast-grep patterns. Honours .gitignore; skips binary, generated and secret files and counts them. Results are ordered by path (UTF-8 bytes), line, column and paged with a continuation token.',
     owner: 'toolgate',
@@ -71,7 +71,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
           const stop = new AbortController();
           const timer = setTimeout(() => stop.abort(new ToolgateError('timed_out', 'checking the regex took too long', { timeout_ms: VALIDATE_TIMEOUT_MS })), VALIDATE_TIMEOUT_MS);
           try {
-            await engine.validate({ kind: 'regex', pattern: args.query, caseSensitive: args.case_sensitive, want: 'paths' }, stop.signal);
+            await engine.validate({ kind: 'regex', pattern: args.query, caseSensitive: args.case_sensitive, want: 'paths', multiline: args.multiline }, stop.signal);
           } finally {
             clearTimeout(timer);
             await engine.close();
@@ -86,6 +86,9 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
         case 'structural':
           languages = structuralLanguages(args.query, args.language);
           break;
+      }
+      if (args.multiline && args.mode !== 'regex') {
+        throw new ToolgateError('invalid_arguments', 'multiline applies to regex mode only', { faults: [{ pointer: '/multiline', message: 'regex mode only' }] });
       }
       if (args.order === 'mtime' && args.mode !== 'filename') {
         throw new ToolgateError('invalid_arguments', 'order mtime applies to filename mode only', { faults: [{ pointer: '/order', message: 'filename mode only' }] });

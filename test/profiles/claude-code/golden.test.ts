@@ -201,10 +201,16 @@ describe('claude-code profile: the text of each tool', () => {
       assert.equal((await call('Grep', { pattern: 'nothing-here-at-all', output_mode: 'content' })).text, 'No matches found');
       assert.equal((await call('Grep', { pattern: 'const', type: 'ts', path: at('src/lib') })).text, `Found 1 file\n${at('src/lib/c.ts')}`);
     });
-    it('Grep refuses what it cannot map (multiline), with the typed code and no call', async () => {
-      const r = await call('Grep', { pattern: 'a.b', multiline: true });
+    it('Grep refuses what it cannot map (-o), with the typed code and no call', async () => {
+      const r = await call('Grep', { pattern: 'a.b', '-o': true });
       assert.equal(r.receipt, null);
-      assert.match(r.text, /^<tool_use_error>multiline is not supported.*<\/tool_use_error>\ntoolgate: unsupported$/);
+      assert.match(r.text, /^<tool_use_error>-o \(only the matched parts\) is not supported.*<\/tool_use_error>\ntoolgate: unsupported$/);
+    });
+    it('Grep multiline: a pattern across lines, `.` matching the newline (rg -U --multiline-dotall)', async () => {
+      assert.equal((await call('Grep', { pattern: 'def f\\(x\\):\\n\\s+y = x', multiline: true })).text, `Found 1 file\n${at('a.py')}`);
+      assert.equal((await call('Grep', { pattern: 'def g.*return y', multiline: true, output_mode: 'count' })).text, `${at('a.py')}:1\n\nFound 1 total occurrence across 1 file.`);
+      const without = await call('Grep', { pattern: 'def g.*return y', output_mode: 'count' });
+      assert.equal(without.text, 'No matches found');
     });
     it('Glob: a glob relative to path, absolute paths, newest first; No files found', async () => {
       utimesSync(at('src/b.ts'), 1000, 1000);

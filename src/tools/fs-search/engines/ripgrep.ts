@@ -34,9 +34,35 @@ function textOf(t: RgText): string {
   return t.text ?? Buffer.from(t.bytes ?? '', 'base64').toString('utf8');
 }
 
+/**
+ * A submatch of a match record: its `lines` are one line, or several for a multiline match
+ * (offsets in bytes from their start). The hit names the line it starts on, its columns there
+ * and on the line it ends on, and that line's text.
+ */
+function hitOf(lines: Buffer, firstLine: number, s: { readonly start: number; readonly end: number }): LineHit {
+  let lineStart = 0;
+  let line = firstLine;
+  for (let i = lines.indexOf(10); i !== -1 && i < s.start; i = lines.indexOf(10, i + 1)) {
+    lineStart = i + 1;
+    line++;
+  }
+  const nl = lines.indexOf(10, lineStart);
+  const text = stripTerminator(lines.toString('utf8', lineStart, nl === -1 ? lines.length : nl + 1));
+  let endStart = lineStart;
+  let endLine = line;
+  // The match's last byte decides its line (a match ending in a newline ends on that line).
+  for (let i = lines.indexOf(10, lineStart); i !== -1 && i < s.end - 1; i = lines.indexOf(10, i + 1)) {
+    endStart = i + 1;
+    endLine++;
+  }
+  const hit = { line, column: s.start - lineStart + 1, end_column: s.end - endStart + 1, text };
+  return endLine > line ? { ...hit, end_line: endLine } : hit;
+}
+
 function baseArgs(q: ContentQuery): string[] {
   const args = ['--no-config', '--no-ignore', '--hidden', '--no-messages', '--text', '--color', 'never'];
   if (q.kind === 'literal') args.push('--fixed-strings');
+  if (q.multiline === true) args.push('--multiline', '--multiline-dotall');
   args.push(q.caseSensitive ? '--case-sensitive' : '--ignore-case');
   return args;
 }
@@ -185,10 +211,10 @@ export class RipgrepEngine implements ContentEngine {
         if (m.type !== 'match') return;
         const e = entry(textOf(m.data.path));
         if (e === undefined) return;
-        const text = stripTerminator(textOf(m.data.lines));
+        const lines = Buffer.from(textOf(m.data.lines), 'utf8');
         for (const s of m.data.submatches) {
           if (s.end === s.start) continue; // an empty match points at nothing
-          e.hits.push({ line: m.data.line_number, column: s.start + 1, end_column: s.end + 1, text });
+          e.hits.push(hitOf(lines, m.data.line_number, s));
           e.count++;
           total++;
         }

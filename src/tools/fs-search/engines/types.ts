@@ -7,6 +7,8 @@ export interface ContentQuery {
   readonly caseSensitive: boolean;
   /** `lines`: every match with its line; `counts`: matches per file; `paths`: files with a match. */
   readonly want: 'lines' | 'counts' | 'paths';
+  /** regex: a match may span lines, `.` matching newlines (ripgrep only). */
+  readonly multiline?: boolean;
 }
 
 export interface LineHit {
