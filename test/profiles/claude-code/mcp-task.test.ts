@@ -1,7 +1,8 @@
 // The claude-code profile through the built `toolgate serve --stdio --profile claude-code` and a
 // real MCP SDK client: tools/list shows Claude Code's tools (names and schemas) and nothing
-// else; a small task (Glob, Grep, Read, an ambiguous Edit refused in the original's words, the
-// Edit fixed, Write) reads as Claude Code's text; each receipt, read back with `toolgate
+// else; a small task (Glob, Grep, Read, a failing test through Bash, an ambiguous Edit refused
+// in the original's words, the Edit fixed, the test passing in the same Bash session, Write)
+// reads as Claude Code's text; each receipt, read back with `toolgate
 // receipts`, names the profile, the original tool and the digest of the original arguments.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -80,6 +81,11 @@ describe('claude-code profile over MCP stdio (built CLI, SDK client)', () => {
     const read = await call('Read', { file_path: join(ws, 'src/calc.py'), offset: 1, limit: 2 });
     assert.equal(read.text, '1\tdef add(a, b):\n2\t    return a - b');
 
+    const test = 'cd src && python3 -B -c "from calc import add; assert add(2, 3) == 5, add(2, 3)"';
+    const failing = await call('Bash', { command: test, description: 'Run the add test' });
+    assert.equal(failing.isError, true);
+    assert.match(failing.text, /^Exit code 1\n[\s\S]*AssertionError: -1\ntoolgate: execution_failed \(receipt rcpt_\w+\)$/);
+
     const ambiguous = await call('Edit', { file_path: join(ws, 'src/calc.py'), old_string: '    return a - b', new_string: '    return a + b' });
     assert.equal(ambiguous.isError, true);
     assert.equal(
@@ -92,6 +98,9 @@ describe('claude-code profile over MCP stdio (built CLI, SDK client)', () => {
     const fixed = await call('Edit', { file_path: join(ws, 'src/calc.py'), old_string: 'def add(a, b):\n    return a - b', new_string: 'def add(a, b):\n    return a + b' });
     assert.equal(fixed.text, `The file ${join(ws, 'src/calc.py')} has been updated successfully.`);
     assert.equal(readFileSync(join(ws, 'src/calc.py'), 'utf8'), 'def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n');
+    // The Bash session kept its cwd (src): the same test now passes.
+    const passing = await call('Bash', { command: 'python3 -B -c "from calc import add; assert add(2, 3) == 5"' });
+    assert.deepEqual([passing.isError, passing.text], [false, '']);
 
     const unread = await call('Write', { file_path: join(ws, 'README.md'), content: '# calc\n\nAdds.\n' });
     assert.equal(unread.text, `<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>\ntoolgate: already_exists (receipt ${unread.receiptId})`);
@@ -108,8 +117,8 @@ describe('claude-code profile over MCP stdio (built CLI, SDK client)', () => {
     const r = spawnSync(process.execPath, [BIN, 'receipts', 'list', '--json', '--task', 'cc-task', '--state-dir', d.state, '--workspace', ws], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     const receipts = new Map<string, Receipt>((JSON.parse(r.stdout) as Receipt[]).map((x) => [x.receipt_id, x]));
-    assert.equal(calls.length, 8);
-    const mapped: Record<string, string> = { Glob: 'fs.search', Grep: 'fs.search', Read: 'fs.read', Edit: 'fs.patch', Write: 'fs.write' };
+    assert.equal(calls.length, 10);
+    const mapped: Record<string, string> = { Glob: 'fs.search', Grep: 'fs.search', Read: 'fs.read', Edit: 'fs.patch', Write: 'fs.write', Bash: 'shell.session' };
     for (const c of calls) {
       const rec = receipts.get(c.receiptId ?? '');
       assert.ok(rec, `receipt of ${c.name}`);
