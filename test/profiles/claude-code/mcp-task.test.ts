@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -15,7 +15,10 @@ import { digestOf, type Receipt } from '../../../src/protocol/index.js';
 import { tempDirs } from '../../support/fixtures.js';
 
 const BIN = join(import.meta.dirname, '../../../dist/src/cli/main.js');
-const TOOLSURF = '/work/shared/toolsurf/claude-code';
+// The facts' schema files, copied beside this test (a clean clone has no ../shared); where the
+// facts are beside the repository, the copies must still equal them.
+const TOOLSURF = join(import.meta.dirname, 'toolsurf');
+const FACTS = join(import.meta.dirname, '../../../../shared/toolsurf/claude-code');
 
 interface Answer {
   readonly text: string;
@@ -129,23 +132,18 @@ describe('claude-code profile over MCP stdio (built CLI, SDK client)', () => {
     assert.equal(verify.status, 0, verify.stdout + verify.stderr);
   });
 
-  it('the listed schemas are toolsurf\'s, x-toolsurf left out', { skip: !existsSafe(TOOLSURF) }, async () => {
+  it('the listed schemas are toolsurf\'s, x-toolsurf left out', async () => {
     const { tools } = await client.listTools();
     for (const t of tools) {
-      const { 'x-toolsurf': _facts, ...schema } = JSON.parse(readFileSync(join(TOOLSURF, `${t.name}.json`), 'utf8')) as Record<string, unknown>;
+      const file = `${t.name}.json`;
+      const copy = readFileSync(join(TOOLSURF, file), 'utf8');
+      if (existsSync(join(FACTS, file))) assert.equal(copy, readFileSync(join(FACTS, file), 'utf8'), `${file} is the facts' copy`);
+      const { 'x-toolsurf': _facts, ...schema } = JSON.parse(copy) as Record<string, unknown>;
       assert.deepEqual(t.inputSchema, schema, t.name);
       assert.equal(t.description, schema['description']);
     }
   });
 });
-
-function existsSafe(path: string): boolean {
-  try {
-    return readFileSync(join(path, 'Read.json')).length > 0;
-  } catch {
-    return false;
-  }
-}
 
 describe('toolgate serve --profile with an unknown name', () => {
   it('is a usage error naming the known profiles, exit 2, before anything is served', () => {
