@@ -5,8 +5,9 @@
 // the file. The snippet after an edit is a follow-up fs.read of the file as it now is. Texts are
 // the reference implementation's (shared/toolsurf/anthropic-api/); where Toolgate's contract is
 // stronger, docs/profiles.md says how, point by point.
-import { isAbsolute, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Receipt } from '../../protocol/index.js';
+import { workspacePath } from '../paths.js';
 import type { InputSchema, JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool, Refusal, ToolCall } from '../profile.js';
 import { REFERENCE_DIALECT, type EditorDialect } from './dialect.js';
 import { pageOf, referenceLines } from './page.js';
@@ -37,16 +38,6 @@ interface Seen {
 
 const seenKey = (path: string): string => `anthropic.seen:${path}`;
 const historyKey = (path: string): string => `anthropic.history:${path}`;
-
-/** The agent's path (absolute, or relative to the workspace as the API docs' examples are) as Toolgate's. */
-function workspacePath(given: string, root: string): string {
-  if (!isAbsolute(given)) return given;
-  const rel = relative(root, given);
-  if (rel === '') return '.';
-  // Outside the workspace: passed on as it is, so the runtime refuses it (path_escape) with a receipt.
-  if (rel === '..' || rel.startsWith('../') || isAbsolute(rel)) return given;
-  return rel;
-}
 
 function history(ctx: ProfileContext, path: string): string[] {
   const h = ctx.notes.get(historyKey(path));

@@ -4,7 +4,7 @@
 import type { Receipt } from '../../protocol/index.js';
 import type { JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool } from '../profile.js';
 import { editFailure, SAME_STRINGS } from './edit-errors.js';
-import { workspacePath } from './paths.js';
+import { workspacePath } from '../paths.js';
 import { EDIT_SCHEMA } from './schemas.js';
 import { failed, ok, pathFailure, resultOf } from './text.js';
 

@@ -4,7 +4,7 @@
 // paths, at most 100, with the original's truncation notice.
 import type { Receipt } from '../../protocol/index.js';
 import type { JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool } from '../profile.js';
-import { absolutePath } from './paths.js';
+import { absolutePath } from '../paths.js';
 import { GLOB_SCHEMA } from './schemas.js';
 import { scopeOf } from './search-scope.js';
 import { ok, resultOf, toolgateFailure } from './text.js';

@@ -7,7 +7,7 @@
 import type { Receipt } from '../../protocol/index.js';
 import type { JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool } from '../profile.js';
 import { RG_TYPES } from './grep-types.js';
-import { absolutePath } from './paths.js';
+import { absolutePath } from '../paths.js';
 import { GREP_SCHEMA } from './schemas.js';
 import { scopeOf } from './search-scope.js';
 import { failed, ok, resultOf, toolgateFailure } from './text.js';

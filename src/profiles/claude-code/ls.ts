@@ -4,7 +4,7 @@
 import picomatch from 'picomatch';
 import type { Receipt } from '../../protocol/index.js';
 import type { JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool } from '../profile.js';
-import { absolutePath, workspacePath } from './paths.js';
+import { absolutePath, workspacePath } from '../paths.js';
 import { LS_SCHEMA } from './schemas.js';
 import { failed, pathFailure, ok, resultOf } from './text.js';
 

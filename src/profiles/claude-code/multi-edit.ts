@@ -6,7 +6,7 @@ import type { Receipt } from '../../protocol/index.js';
 import type { JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool } from '../profile.js';
 import { rememberWritten } from './edit.js';
 import { editFailure, type EditStrings } from './edit-errors.js';
-import { workspacePath } from './paths.js';
+import { workspacePath } from '../paths.js';
 import { MULTIEDIT_SCHEMA } from './schemas.js';
 import { failed, ok } from './text.js';
 

@@ -6,7 +6,7 @@
 import { extname } from 'node:path';
 import type { Receipt } from '../../protocol/index.js';
 import type { JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool } from '../profile.js';
-import { workspacePath } from './paths.js';
+import { workspacePath } from '../paths.js';
 import { READ_SCHEMA } from './schemas.js';
 import { failed, ok, pathFailure, resultOf } from './text.js';
 

@@ -2,7 +2,7 @@
 // workspace-relative globs, so a directory becomes `dir/**` and a file its own path. A path
 // outside the workspace is refused here, before any call: no search glob can name it.
 import type { Refusal } from '../profile.js';
-import { outsideWorkspace, workspacePath } from './paths.js';
+import { outsideWorkspace, workspacePath } from '../paths.js';
 
 /** `prefix`: the scope as a glob-escaped workspace-relative path, null for the whole workspace. */
 export type Scope = { readonly prefix: string | null } | { readonly refuse: Refusal };

@@ -5,7 +5,7 @@
 import type { Receipt } from '../../protocol/index.js';
 import type { JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool } from '../profile.js';
 import { rememberWritten } from './edit.js';
-import { workspacePath } from './paths.js';
+import { workspacePath } from '../paths.js';
 import { WRITE_SCHEMA } from './schemas.js';
 import { failed, ok, pathFailure, resultOf } from './text.js';
 

@@ -9,7 +9,7 @@ import type { InputSchema, JsonObject, Mapping, ProfileContext, ProfileText, Pro
 import { toFsPatchArgs } from './apply-patch/map.js';
 import { parseApplyPatch, type ParsedPatch, type PatchHunk } from './apply-patch/parse.js';
 import { renderApplyPatchResult } from './apply-patch/render.js';
-import { workspacePath } from './paths.js';
+import { workspacePath } from '../paths.js';
 
 /** fs.read's largest page: a file beyond it is patched without its text (exact edits of the chunks' own lines). */
 const READ_MAX_BYTES = 4 * 1024 * 1024;

@@ -8,7 +8,7 @@ import type { Receipt } from '../../protocol/index.js';
 import type { JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool } from '../profile.js';
 import { sessionOutput, type SessionOutput } from '../session-output.js';
 import { unifiedExec } from './exec-text.js';
-import { workspacePath } from './paths.js';
+import { workspacePath } from '../paths.js';
 import { EXEC_COMMAND_SCHEMA, WRITE_STDIN_SCHEMA } from './shell-schemas.js';
 
 const SLOTS = ['exec-1', 'exec-2', 'exec-3'] as const;

@@ -8,7 +8,7 @@ import type { Receipt } from '../../protocol/index.js';
 import type { JsonObject, Mapping, ProfileContext, ProfileText, ProfileTool, ToolCall } from '../profile.js';
 import { applyPatchMap, applyPatchPrepare, applyPatchRender } from './apply-patch-tool.js';
 import { freeformExec } from './exec-text.js';
-import { workspacePath } from './paths.js';
+import { workspacePath } from '../paths.js';
 import { SHELL_COMMAND_SCHEMA, SHELL_SCHEMA } from './shell-schemas.js';
 
 interface ShellArgs {

@@ -2,8 +2,8 @@
 // passed on unchanged, so the runtime's normalize stage (not the profile) refuses it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { absolutePath, outsideWorkspace, workspacePath } from '../../../src/profiles/claude-code/paths.js';
-import { escapeGlob, scopeOf } from '../../../src/profiles/claude-code/search-scope.js';
+import { absolutePath, outsideWorkspace, workspacePath } from '../../src/profiles/paths.js';
+import { escapeGlob, scopeOf } from '../../src/profiles/claude-code/search-scope.js';
 
 const ROOT = '/srv/ws';
 

@@ -1,7 +1,7 @@
-// Claude Code's tools take absolute paths. One beneath the workspace root becomes the
-// workspace-relative path Toolgate's tools take; any other absolute path is passed on as it is,
-// so the runtime's normalize stage refuses it (`path_escape`) with a receipt: the profile makes
-// no security decision of its own.
+// Agents give absolute paths (Claude Code, the Anthropic editor, Codex's workdir). One beneath
+// the workspace root becomes the workspace-relative path Toolgate's tools take; a relative one is
+// taken as it is; any other absolute path is passed on unchanged, so the runtime's normalize
+// stage refuses it (`path_escape`) with a receipt: a profile makes no security decision of its own.
 import { isAbsolute, join, relative } from 'node:path';
 
 export function workspacePath(given: string, root: string): string {
