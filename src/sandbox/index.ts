@@ -13,6 +13,8 @@ export { scanWorkspace, NO_WORKSPACE_MOUNTS, DEFAULT_SCAN_LIMITS, type Workspace
 export { isPlaceholder } from './placeholder.js';
 export { gitInSandbox } from './confined-git.js';
 export { CREDENTIAL_STORES, DEFAULT_TOOLCHAINS, checkToolchainConfig, resolveToolchains, type Toolchain, type ToolchainConfig } from './toolchains.js';
+export { sandboxCache, type SandboxDefaults, type Classifier } from './sandbox-cache.js';
+export { streamSummarySchema, isolationReportSchema, artifactRefSchema } from './result-schema.js';
 export { SandboxSession, type SessionOpenRequest, type SessionEnd, type SessionEndReason } from './session.js';
 export { SessionCommand, type CommandSpec, type CommandEnd, type CommandEndReason, type ControlKey, type Segment } from './session-command.js';
 export { envChanges, type DriverReport, type EnvChanges } from './session-driver.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_LIMITS } from '../../sandbox/index.js';
+import { artifactRefSchema, isolationReportSchema, MAX_LIMITS, streamSummarySchema } from '../../sandbox/index.js';
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').max(128);
 const limit = (max: number) => z.number().int().min(1).max(max);
@@ -47,16 +47,8 @@ export const shellExecArgs = z
   });
 export type ShellExecArgs = z.infer<typeof shellExecArgs>;
 
-const artifactRef = z.strictObject({ digest: z.string(), bytes: z.number().int(), media_type: z.string(), role: z.string() });
-const stream = z.strictObject({
-  preview: z.string(),
-  bytes: z.number().int(),
-  omitted_bytes: z.number().int(),
-  /** Added in 1.1.0: lines of the recorded stream, and those the preview leaves out whole. */
-  lines: z.number().int(),
-  omitted_lines: z.number().int(),
-  artifact: artifactRef.nullable(),
-});
+const artifactRef = artifactRefSchema;
+const stream = streamSummarySchema;
 const limitInForce = z.strictObject({ value: z.number(), enforced_by: z.enum(['rlimit', 'cgroup', 'supervisor', 'none']), note: z.string().optional() });
 
 export const shellExecResult = z.strictObject({
@@ -66,13 +58,7 @@ export const shellExecResult = z.strictObject({
   duration_ms: z.number().int(),
   cpu_ms: z.number().int().nullable(),
   peak_rss_bytes: z.number().int().nullable(),
-  isolation: z.strictObject({
-    level: z.enum(['bwrap', 'process']),
-    network: z.enum(['none', 'host']),
-    workspace: z.enum(['read-write', 'read-only']),
-    capabilities: z.enum(['none', 'inherited']),
-    uid: z.number().int(),
-  }),
+  isolation: isolationReportSchema,
   limits: z.strictObject({
     cpu_seconds: limitInForce,
     address_space_bytes: limitInForce,

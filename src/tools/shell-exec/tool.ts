@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { errorBody, ToolgateError, type ArtifactRef, type CallStatus, type Digest, type ErrorBody, type Resource } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { changedPaths, type PathClassifier } from '../../resources/index.js';
-import { checkToolchainConfig, defaultHomes, Sandbox, type RunResult, type ToolchainConfig } from '../../sandbox/index.js';
+import { changedPaths } from '../../resources/index.js';
+import { checkToolchainConfig, defaultHomes, sandboxCache, type RunResult, type ToolchainConfig } from '../../sandbox/index.js';
 import { gitStatus } from './git-status.js';
 import { collectFiles } from './collect.js';
 import { buildEnv } from './environment.js';
@@ -63,26 +63,13 @@ function outcomeOf(r: RunResult): { status: CallStatus; error?: ErrorBody } {
 /** shell.exec: one command in a bubblewrap sandbox, with limits, timeouts and a bounded, redacted record of its output. */
 export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<ShellExecArgs, ShellExecResult, Prepared> {
   checkToolchainConfig(opts.toolchains ?? {}, opts.homes ?? defaultHomes());
-  const sandboxes = new Map<string, Sandbox>();
-  const sandboxFor = (root: string, hide: readonly string[], classifier: PathClassifier): Sandbox => {
-    const key = JSON.stringify([root, hide]);
-    let sb = sandboxes.get(key);
-    if (!sb) {
-      sb = new Sandbox({
-        workspace: root,
-        hide,
-        // The runtime's classification (configured secret patterns included) decides what is masked.
-        classify: (rel) => classifier.classify(rel),
-        ...(opts.allowProcessIsolation !== undefined ? { allowProcessIsolation: opts.allowProcessIsolation } : {}),
-        ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
-        ...(opts.bwrapPath !== undefined ? { bwrapPath: opts.bwrapPath } : {}),
-        ...(opts.homes !== undefined ? { homes: opts.homes } : {}),
-        ...(opts.toolchains !== undefined ? { toolchains: opts.toolchains } : {}),
-      });
-      sandboxes.set(key, sb);
-    }
-    return sb;
-  };
+  const sandboxFor = sandboxCache({
+    ...(opts.allowProcessIsolation !== undefined ? { allowProcessIsolation: opts.allowProcessIsolation } : {}),
+    ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
+    ...(opts.bwrapPath !== undefined ? { bwrapPath: opts.bwrapPath } : {}),
+    ...(opts.homes !== undefined ? { homes: opts.homes } : {}),
+    ...(opts.toolchains !== undefined ? { toolchains: opts.toolchains } : {}),
+  });
 
   return defineTool<ShellExecArgs, ShellExecResult, Prepared>({
     name: 'shell.exec',

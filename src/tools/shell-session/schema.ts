@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isolationReportSchema, streamSummarySchema } from '../../sandbox/index.js';
 
 const MAX_TIMEOUT_MS = 3_600_000;
 const MAX_YIELD_MS = 600_000;
@@ -41,16 +42,7 @@ export const shellSessionArgs = z
   });
 export type ShellSessionArgs = z.infer<typeof shellSessionArgs>;
 
-const artifactRef = z.strictObject({ digest: z.string(), bytes: z.number().int(), media_type: z.string(), role: z.string() });
-const stream = z.strictObject({
-  preview: z.string(),
-  bytes: z.number().int(),
-  omitted_bytes: z.number().int(),
-  /** Lines of the recorded output, and those the preview leaves out whole (as shell.exec 1.1.0). */
-  lines: z.number().int(),
-  omitted_lines: z.number().int(),
-  artifact: artifactRef.nullable(),
-});
+const stream = streamSummarySchema;
 
 export const shellSessionResult = z.strictObject({
   session: z.string(),
@@ -84,13 +76,7 @@ export const shellSessionResult = z.strictObject({
   changed_paths: z.array(z.string()).nullable(),
   changed_paths_truncated: z.boolean(),
   revision: z.string(),
-  isolation: z.strictObject({
-    level: z.enum(['bwrap', 'process']),
-    network: z.enum(['none', 'host']),
-    workspace: z.enum(['read-write', 'read-only']),
-    capabilities: z.enum(['none', 'inherited']),
-    uid: z.number().int(),
-  }),
+  isolation: isolationReportSchema,
   notes: z.array(z.string()),
 });
 export type ShellSessionResult = z.infer<typeof shellSessionResult>;

@@ -1,8 +1,8 @@
 import { isAbsolute, relative } from 'node:path';
 import { abortKindOf, errorBody, ToolgateError, type ArtifactRef, type Resource, type TaskId } from '../../protocol/index.js';
 import { defineTool, type ExecuteContext, type ToolDefinition, type ToolOutcome } from '../../registry/index.js';
-import { changedPaths, type PathClassifier } from '../../resources/index.js';
-import { checkToolchainConfig, DEFAULT_LIMITS, defaultHomes, Sandbox, SandboxSession, type DriverReport, type ToolchainConfig } from '../../sandbox/index.js';
+import { changedPaths } from '../../resources/index.js';
+import { checkToolchainConfig, DEFAULT_LIMITS, defaultHomes, sandboxCache, SandboxSession, type Sandbox, type DriverReport, type ToolchainConfig } from '../../sandbox/index.js';
 import { shellSessionArgs, shellSessionResult, type ShellSessionArgs, type ShellSessionResult } from './schema.js';
 import { sessionResult, statusOf, type ResultParts } from './result.js';
 import { DEFAULT_SESSION_IDLE_MS, SessionTable, type SessionEntry } from './sessions.js';
@@ -53,23 +53,11 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
 } {
   checkToolchainConfig(opts.toolchains ?? {}, opts.homes ?? defaultHomes());
   const table = new SessionTable(opts.idleMs ?? DEFAULT_SESSION_IDLE_MS);
-  const sandboxes = new Map<string, Sandbox>();
-  const sandboxFor = (root: string, hide: readonly string[], classifier: PathClassifier): Sandbox => {
-    const key = JSON.stringify([root, hide]);
-    let sb = sandboxes.get(key);
-    if (!sb) {
-      sb = new Sandbox({
-        workspace: root,
-        hide,
-        classify: (rel) => classifier.classify(rel),
-        ...(opts.bwrapPath !== undefined ? { bwrapPath: opts.bwrapPath } : {}),
-        ...(opts.homes !== undefined ? { homes: opts.homes } : {}),
-        ...(opts.toolchains !== undefined ? { toolchains: opts.toolchains } : {}),
-      });
-      sandboxes.set(key, sb);
-    }
-    return sb;
-  };
+  const sandboxFor = sandboxCache({
+    ...(opts.bwrapPath !== undefined ? { bwrapPath: opts.bwrapPath } : {}),
+    ...(opts.homes !== undefined ? { homes: opts.homes } : {}),
+    ...(opts.toolchains !== undefined ? { toolchains: opts.toolchains } : {}),
+  });
 
   const openSession = (sandbox: Sandbox, ctx: Ctx, name: string, carry: DriverReport | null): Promise<SessionEntry> => {
     const root = ctx.workspace.root;

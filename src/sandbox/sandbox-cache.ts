@@ -1,0 +1,25 @@
+// One Sandbox per workspace root and hidden set, kept for the life of the tool that runs
+// commands in it (shell.exec, shell.session): a Sandbox holds the detected host and its
+// cgroup parent, which need not be found again for each command.
+import { Sandbox, type SandboxOptions } from './sandbox.js';
+
+/** Workspace-relative path → class: the runtime's classifier, configured patterns included. */
+export interface Classifier {
+  classify(relPath: string): ReturnType<NonNullable<SandboxOptions['classify']>>;
+}
+
+export type SandboxDefaults = Omit<SandboxOptions, 'workspace' | 'hide' | 'classify'>;
+
+export function sandboxCache(defaults: SandboxDefaults): (root: string, hide: readonly string[], classifier: Classifier) => Sandbox {
+  const sandboxes = new Map<string, Sandbox>();
+  return (root, hide, classifier) => {
+    const key = JSON.stringify([root, hide]);
+    let sb = sandboxes.get(key);
+    if (!sb) {
+      // The runtime's classification decides what is masked.
+      sb = new Sandbox({ ...defaults, workspace: root, hide, classify: (rel) => classifier.classify(rel) });
+      sandboxes.set(key, sb);
+    }
+    return sb;
+  };
+}
