@@ -211,10 +211,13 @@ export class RipgrepEngine implements ContentEngine {
         if (m.type !== 'match') return;
         const e = entry(textOf(m.data.path));
         if (e === undefined) return;
-        const lines = Buffer.from(textOf(m.data.lines), 'utf8');
+        // A record holds several lines only in multiline mode; a one-line record needs no byte walk.
+        const text = textOf(m.data.lines);
+        const lines = q.multiline === true ? Buffer.from(text, 'utf8') : null;
+        const line = lines === null ? stripTerminator(text) : '';
         for (const s of m.data.submatches) {
           if (s.end === s.start) continue; // an empty match points at nothing
-          e.hits.push(hitOf(lines, m.data.line_number, s));
+          e.hits.push(lines === null ? { line: m.data.line_number, column: s.start + 1, end_column: s.end + 1, text: line } : hitOf(lines, m.data.line_number, s));
           e.count++;
           total++;
         }
