@@ -90,6 +90,22 @@ function mapInsert(a: EditorArgs, path: string, ctx: ProfileContext): Mapping {
   return { call: { tool: 'fs.patch', arguments: { files: [{ path, expected_sha256: seen.sha256, edits: [{ insert_line: anchor, new: lines }] }] } } };
 }
 
+/**
+ * The reference's snippet after an edit: lines [first, last] (0-based) of the new file and the
+ * number its first line shows. str_replace: 4 lines around where the match began (fs.patch says
+ * where), through the new text; insert: 4 lines before the insert line through 4 after the text.
+ */
+function snippetWindow(r: Receipt, a: EditorArgs): { first: number; last: number; number: number } {
+  if (a.command === 'str_replace') {
+    const files = resultOf(r)['files'] as { edits?: { start_line: number }[] }[] | undefined;
+    const at = (files?.[0]?.edits?.[0]?.start_line ?? 1) - 1;
+    const first = Math.max(0, at - SNIPPET_LINES);
+    return { first, last: at + SNIPPET_LINES + (a.new_str ?? '').split('\n').length - 1, number: first + 1 };
+  }
+  const n = a.insert_line ?? 0;
+  return { first: Math.max(0, n - SNIPPET_LINES), last: n + insertedLines(insertText(a) ?? '') + SNIPPET_LINES - 1, number: Math.max(1, n - SNIPPET_LINES + 1) };
+}
+
 /** The follow-up read of lines [first, last] (0-based, the reference's slice) of the file as it is now. */
 function snippetRead(path: string, first: number, last: number): ToolCall {
   return { tool: 'fs.read', arguments: { path, start_line: first + 1, max_lines: last - first + 1, max_bytes: VIEW_MAX_BYTES, line_numbers: false } };
@@ -177,19 +193,14 @@ function renderEdit(r: Receipt, a: EditorArgs, followed: Receipt | undefined, di
   }
   const p = pageOf(followed);
   if (p === null) return ok(`The file ${a.path} has been edited. (The lines around the edit could not be read back: ${followed?.error?.message ?? 'no read'}.)`);
+  const w = snippetWindow(r, a);
   if (a.command === 'str_replace') {
-    const edits = resultOf(r)['files'] as { edits?: { start_line: number }[] }[] | undefined;
-    const at = (edits?.[0]?.edits?.[0]?.start_line ?? 1) - 1;
-    const first = Math.max(0, at - SNIPPET_LINES);
-    const last = at + SNIPPET_LINES + (a.new_str ?? '').split('\n').length - 1;
     return ok(
-      `The file ${a.path} has been edited. ${catN(referenceLines(p, last), `a snippet of ${a.path}`, first + 1)}Review the changes and make sure they are as expected. Edit the file again if necessary.`,
+      `The file ${a.path} has been edited. ${catN(referenceLines(p, w.last), `a snippet of ${a.path}`, w.number)}Review the changes and make sure they are as expected. Edit the file again if necessary.`,
     );
   }
-  const n = a.insert_line ?? 0;
-  const last = n + insertedLines(insertText(a) ?? '') + SNIPPET_LINES - 1;
   return ok(
-    `The file ${a.path} has been edited. ${catN(referenceLines(p, last), 'a snippet of the edited file', Math.max(1, n - SNIPPET_LINES + 1))}Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`,
+    `The file ${a.path} has been edited. ${catN(referenceLines(p, w.last), 'a snippet of the edited file', w.number)}Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`,
   );
 }
 
@@ -241,14 +252,9 @@ export function editorTool(opts: EditorOptions): ProfileTool {
         return dir && a.view_range === undefined ? { tool: 'fs.list', arguments: { path, depth: 2 } } : null;
       }
       if (r.status !== 'succeeded') return null;
-      if (a.command === 'str_replace') {
-        const files = resultOf(r)['files'] as { edits?: { start_line: number }[] }[] | undefined;
-        const at = (files?.[0]?.edits?.[0]?.start_line ?? 1) - 1;
-        return snippetRead(path, Math.max(0, at - SNIPPET_LINES), at + SNIPPET_LINES + (a.new_str ?? '').split('\n').length - 1);
-      }
-      if (a.command === 'insert') {
-        const n = a.insert_line ?? 0;
-        return snippetRead(path, Math.max(0, n - SNIPPET_LINES), n + insertedLines(insertText(a) ?? '') + SNIPPET_LINES - 1);
+      if (a.command === 'str_replace' || a.command === 'insert') {
+        const w = snippetWindow(r, a);
+        return snippetRead(path, w.first, w.last);
       }
       if (a.command === 'undo_edit') return { tool: 'fs.read', arguments: { path, max_bytes: VIEW_MAX_BYTES, line_numbers: false } };
       return null;
