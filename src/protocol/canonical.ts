@@ -3,7 +3,9 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 /** A lowercase hex sha256, prefixed with its algorithm: `sha256:…`. */
 export type Digest = string & { readonly __brand: 'Digest' };
 
-const LONE_SURROGATE = /\p{Surrogate}/u;
+/** ES2024's String.prototype.isWellFormed (Node >= 20): false exactly when a lone surrogate is present. */
+type WellFormed = string & { isWellFormed(): boolean };
+const wellFormed = (s: string): boolean => (s as WellFormed).isWellFormed();
 
 /**
  * RFC 8785 canonical JSON: members sorted by UTF-16 code units, strings and numbers as
@@ -24,8 +26,7 @@ export function canonicalJson(value: unknown): string {
 function write(v: unknown, seen: Set<object>): string | undefined {
   switch (typeof v) {
     case 'string':
-      // With the u flag a surrogate pair is one code point, so any match is a lone surrogate.
-      if (LONE_SURROGATE.test(v)) throw new TypeError('Lone surrogate is not allowed');
+      if (!wellFormed(v)) throw new TypeError('Lone surrogate is not allowed');
       return JSON.stringify(v);
     case 'number':
       if (!Number.isFinite(v)) throw new TypeError(`${v} is not allowed`);
@@ -62,7 +63,7 @@ function write(v: unknown, seen: Set<object>): string | undefined {
         for (const k of keys) {
           const x = write(rec[k], seen);
           if (x === undefined) continue;
-          if (LONE_SURROGATE.test(k)) throw new TypeError('Lone surrogate is not allowed');
+          if (!wellFormed(k)) throw new TypeError('Lone surrogate is not allowed');
           out += (first ? '' : ',') + JSON.stringify(k) + ':' + x;
           first = false;
         }

@@ -29,6 +29,8 @@ export {
   CALL_STATUSES,
   receiptDigest,
   sealReceipt,
+  sealCanonical,
+  unsealCanonical,
   receiptIdOf,
   bodyOf,
   receiptSkeleton,
@@ -38,6 +40,7 @@ export {
   type ArtifactRef,
   type RedactionNote,
   type PartialEffect,
+  type BoundValue,
 } from './receipt.js';
 export { echoString, echoValue, boundStrings, wellFormed, ECHO_MAX_CHARS, ERROR_STRING_MAX_CHARS, MAX_FAULTS } from './echo.js';
 export { TOOLGATE_VERSION } from './version.js';

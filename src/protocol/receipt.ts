@@ -1,4 +1,4 @@
-import { digestOf, type Digest } from './canonical.js';
+import { canonicalJson, sha256Hex, type Digest } from './canonical.js';
 import type { ErrorBody } from './error.js';
 import type { Decision, NormalizedAction } from './action.js';
 import type { AttemptId, LogicalEffectId, ReceiptId, TaskId } from './ids.js';
@@ -31,6 +31,20 @@ export interface RedactionNote {
   readonly kind: 'field' | 'pattern' | 'secret_value';
   readonly rule: string;
   readonly count: number;
+}
+
+/**
+ * A string of the result that the stored receipt binds by its digest instead of holding it
+ * (retention `digest`, docs/protocol.md#retention): workspace content the result also names by
+ * path and revision, such as the page an fs.read returned. The stored result lacks the member;
+ * the receipt `call()` returns has it, and its digest is that of the stored form.
+ */
+export interface BoundValue {
+  /** JSON pointer of the member, from the receipt root (e.g. `/result/content`). */
+  readonly pointer: string;
+  /** sha256 of the string's UTF-8 bytes. */
+  readonly sha256: Digest;
+  readonly bytes: number;
 }
 
 export interface PartialEffect {
@@ -69,18 +83,43 @@ export interface Receipt {
   readonly digest: Digest;
   /** The envelope's `origin` (a compatibility profile's call); absent on native calls. Digested. */
   readonly origin?: ProfileOrigin;
+  /** Result members bound by digest rather than stored (retention `digest`); absent when none. Digested. */
+  readonly bound?: readonly BoundValue[];
 }
 
 export type ReceiptBody = Omit<Receipt, 'receipt_id' | 'digest' | 'replay'>;
 
 /** The digest covers everything but the id (derived from it), itself, and the replay flag. */
 export function receiptDigest(body: ReceiptBody): Digest {
-  return digestOf(body);
+  return digestOfCanonical(canonicalJson(body));
+}
+
+function digestOfCanonical(text: string): Digest {
+  return `sha256:${sha256Hex(text)}` as Digest;
 }
 
 export function sealReceipt(body: ReceiptBody): Receipt {
-  const digest = receiptDigest(body);
-  return { receipt_id: receiptIdOf(digest), ...body, digest, replay: false };
+  return sealCanonical(body).receipt;
+}
+
+/**
+ * Seals a body and gives its canonical JSON too: the one serialization a receipt needs, hashed
+ * for its digest and stored as it is (a store keeps `text` and derives the id from the digest).
+ */
+export function sealCanonical(body: ReceiptBody): { receipt: Receipt; text: string } {
+  const text = canonicalJson(body);
+  const digest = digestOfCanonical(text);
+  return { receipt: { receipt_id: receiptIdOf(digest), ...body, digest, replay: false }, text };
+}
+
+/**
+ * A receipt from its stored body: the canonical body `sealCanonical` gave as `text`, or (stores
+ * written before it) the whole receipt as JSON, which carries its own digest.
+ */
+export function unsealCanonical(text: string, digest: Digest): Receipt {
+  const parsed = JSON.parse(text) as ReceiptBody & { digest?: Digest };
+  if (parsed.digest !== undefined) return parsed as unknown as Receipt;
+  return { receipt_id: receiptIdOf(digest), ...parsed, digest, replay: false };
 }
 
 export function receiptIdOf(digest: Digest): ReceiptId {

@@ -53,6 +53,12 @@ export interface ToolSpec<A, R, P> {
    */
   readonly undoable?: boolean;
   readonly redaction?: RedactionRules;
+  /**
+   * Top-level members of the result (`/content`) that hold workspace content the result also
+   * names by path, sha256 and revision: with receipt retention `digest` (the default) the
+   * stored receipt keeps their digest instead of a copy (docs/protocol.md#retention).
+   */
+  readonly bound?: readonly string[];
   readonly deprecation?: DeprecationState;
   /** Digest of the implementation; derived from the code when absent (see `module`). */
   readonly implementation_digest?: string;
@@ -88,6 +94,7 @@ export type AnyTool = ToolDefinition<never, unknown, never>;
 export function defineTool<A, R, P = undefined>(spec: ToolSpec<A, R, P>): ToolDefinition<A, R, P> {
   if (!/^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/.test(spec.name)) throw new TypeError(`tool name ${spec.name}: family.verb`);
   if (!/^\d+\.\d+\.\d+$/.test(spec.version)) throw new TypeError(`tool ${spec.name}: version must be MAJOR.MINOR.PATCH`);
+  for (const b of spec.bound ?? []) if (!/^\/[^/~]+$/.test(b)) throw new TypeError(`tool ${spec.name}: bound member ${b} is not a top-level JSON pointer`);
   const implementation_digest: Digest | string = spec.implementation_digest ?? implementationDigestOf(spec, spec.module);
   return {
     ...spec,

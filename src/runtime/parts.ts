@@ -1,4 +1,5 @@
 import type { AttemptId, TaskId } from '../protocol/index.js';
+import type { ReceiptRetention } from './stages/bind.js';
 import type { Registry, ReceiptLookup } from '../registry/index.js';
 import type { Workspace } from '../resources/index.js';
 import type { PolicyEngine } from '../policy/index.js';
@@ -30,6 +31,7 @@ export interface RuntimeConfig {
   readonly defaultDeadlineMs: number;
   readonly abortGraceMs: number;
   readonly inlineResultBytes: number;
+  readonly retention: ReceiptRetention;
   readonly secrets: readonly string[];
 }
 

@@ -40,7 +40,7 @@ export interface Pipeline {
 
 export function pipelineOf({ services, config, state }: RuntimeParts, reconcileParts: ReconcileParts): Pipeline {
   const { workspace, store, artifacts, policy, resolver, receiptLookup: receipts, admission } = services;
-  const { stateDir, tokenKey, environment, defaultDeadlineMs, abortGraceMs, inlineResultBytes, secrets } = config;
+  const { stateDir, tokenKey, environment, defaultDeadlineMs, abortGraceMs, inlineResultBytes, retention, secrets } = config;
   return {
     call: { policy, store, running: state.running },
     secrets,
@@ -58,7 +58,7 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
     authorize: { policy, store, environment },
     admit: { policy, admission },
     execute: { workspace, artifacts, receipts, store, tokenKey, stateDir, abortGraceMs },
-    commit: { store, artifacts, inlineResultBytes, stateDir },
+    commit: { store, artifacts, inlineResultBytes, retention, stateDir },
   };
 }
 

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { ReceiptRetention } from './stages/bind.js';
 import { StartupError, ToolgateError, type Receipt, type ReceiptId, type TaskId } from '../protocol/index.js';
 import { PROFILE_NAMES, ProfileRunner, profileNamed, type Profile } from '../profiles/index.js';
 import { Registry, type AnyTool } from '../registry/index.js';
@@ -46,6 +47,11 @@ export interface RuntimeOptions {
   readonly abortGraceMs?: number;
   /** Results larger than this (JSON bytes) are stored as an artifact. Default 6 MiB. */
   readonly inlineResultBytes?: number;
+  /**
+   * What a stored receipt keeps of workspace content its result carries (fs.read's page):
+   * `digest` (default) its sha256 and size, `inline` a copy (docs/protocol.md#retention).
+   */
+  readonly receiptRetention?: ReceiptRetention;
   /** Extra secret path patterns (see docs/paths.md). */
   readonly secretPatterns?: readonly string[];
   /** Values to redact from everything recorded (e.g. tokens the host injects). */
@@ -125,6 +131,7 @@ export class Runtime {
         defaultDeadlineMs: opts.defaultDeadlineMs ?? 120_000,
         abortGraceMs: opts.abortGraceMs ?? 5_000,
         inlineResultBytes: opts.inlineResultBytes ?? 6 * 1024 * 1024,
+        retention: opts.receiptRetention ?? 'digest',
         secrets: opts.secrets ?? [],
       };
       const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls() };

@@ -33,20 +33,22 @@ function traced(durability: 'default' | 'normal'): { t: Traced; cleanup: () => v
 
 /** For the calls between CALL and RETURNED: WAL writes, and WAL fsyncs after the last write. */
 function walSyncAfterLastWrite(t: Traced): { writes: number; syncsAfterLastWrite: number } {
-  let walFd: string | null = null;
+  // SQLite writes the WAL through its descriptor; the store syncs it through its own (wal-sync.ts,
+  // off the event loop): a sync of the file through any descriptor counts.
+  const walFds = new Set<string>();
   let inCall = false;
   let writes = 0;
   let syncsAfter = 0;
   for (const line of t.lines) {
     const open = /openat\(AT_FDCWD, "[^"]*toolgate\.db-wal", [^)]*\) = (\d+)/.exec(line);
-    if (open) walFd = open[1] as string;
+    if (open) walFds.add(open[1] as string);
     const close = /\bclose\((\d+)\)/.exec(line);
-    if (close && close[1] === walFd) walFd = null;
+    if (close) walFds.delete(close[1] as string);
     if (/write\(1, "CALL\\n"/.test(line)) inCall = true;
     if (/write\(1, "RETURNED/.test(line)) break;
-    if (!inCall || walFd === null) continue;
+    if (!inCall) continue;
     const call = /\b(pwrite64|write|fsync|fdatasync)\((\d+)/.exec(line);
-    if (!call || call[2] !== walFd) continue;
+    if (!call || !walFds.has(call[2] as string)) continue;
     if (call[1] === 'pwrite64' || call[1] === 'write') {
       writes++;
       syncsAfter = 0;

@@ -3,12 +3,15 @@ import type { ArtifactStore } from '../../artifacts/index.js';
 import { storeFailure, type ReceiptStore } from '../../store/index.js';
 import type { Call } from '../call.js';
 import { redactStage } from './redact.js';
+import { storedForm, type ReceiptRetention } from './bind.js';
 
 export interface CommitServices {
   readonly store: Pick<ReceiptStore, 'commit'>;
   readonly artifacts: Pick<ArtifactStore, 'put'>;
   /** Results larger than this (JSON bytes) are stored as an artifact. */
   readonly inlineResultBytes: number;
+  /** What the store keeps of bound result members (bind.ts). */
+  readonly retention: ReceiptRetention;
   /** Named in a store failure. */
   readonly stateDir: string;
 }
@@ -36,9 +39,12 @@ export async function commitStage(s: CommitServices, call: Call): Promise<Receip
     draft.finished_at = new Date().toISOString();
     const key = call.effectKey;
     const effect = key === null ? undefined : { key, state: executed?.effect ?? 'released' };
-    const req = { body: draft, ...(effect ? { effect } : {}) };
+    const body = storedForm(draft, call.tool?.bound, s.retention);
+    const req = { body, ...(effect ? { effect } : {}) };
     // Whether commits share a transaction (group commit) is the store's business.
-    return await s.store.commit(req);
+    const receipt = await s.store.commit(req);
+    // The caller gets the result itself; the digest is the stored form's (members bound by digest).
+    return body === draft ? receipt : { ...receipt, result: draft.result };
   } catch (e) {
     throw storeFailure(e, 'commit the receipt', s.stateDir);
   }

@@ -1,5 +1,5 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
-import type { AttemptId, Digest, Receipt, ReceiptId, TaskId } from '../../protocol/index.js';
+import { unsealCanonical, type AttemptId, type Digest, type ReceiptId, type TaskId } from '../../protocol/index.js';
 import type { EffectIntent } from '../../registry/index.js';
 import type { EffectOwner } from '../liveness.js';
 import type { ClaimRequest, ClaimResult, EffectRecord, EffectState, TakeOver, UnsettledEffect } from '../types.js';
@@ -50,7 +50,7 @@ export class EffectTable {
   readonly #adopt: Statement<[string, number, string, string, string, string]>;
   readonly #setState: Statement<[EffectState, string, string, string]>;
   readonly #setSent: Statement<[string | null, string, string, string]>;
-  readonly #receiptBody: Statement<[string], { body: string }>;
+  readonly #receiptBody: Statement<[string], { body: string; digest: string }>;
   readonly #claim: Transaction<(req: ClaimRequest, write: boolean) => ClaimResult>;
   readonly #takeOver: Transaction<(task: TaskId, key: string) => TakeOver>;
 
@@ -70,7 +70,7 @@ export class EffectTable {
     this.#adopt = db.prepare(`UPDATE effects SET owner = ?, owner_pid = ?, owner_host = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
     this.#setState = db.prepare(`UPDATE effects SET state = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
     this.#setSent = db.prepare(`UPDATE effects SET state = 'sent', intent = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
-    this.#receiptBody = db.prepare(`SELECT body FROM receipts WHERE receipt_id = ?`);
+    this.#receiptBody = db.prepare(`SELECT body, digest FROM receipts WHERE receipt_id = ?`);
     this.#claim = db.transaction((req: ClaimRequest, write: boolean) => this.#decide(req, write));
     this.#takeOver = db.transaction((task: TaskId, key: string) => this.#seize(task, key));
   }
@@ -196,9 +196,9 @@ export class EffectTable {
     };
     switch (row.state) {
       case 'completed': {
-        const body = row.receipt_id ? this.#receiptBody.get(row.receipt_id)?.body : undefined;
-        if (body === undefined) return { kind: 'ambiguous', record: recordOf(row) };
-        return { kind: 'replay', receipt: { ...(JSON.parse(body) as Receipt), replay: true } };
+        const stored = row.receipt_id ? this.#receiptBody.get(row.receipt_id) : undefined;
+        if (stored === undefined) return { kind: 'ambiguous', record: recordOf(row) };
+        return { kind: 'replay', receipt: { ...unsealCanonical(stored.body, stored.digest as Digest), replay: true } };
       }
       case 'released':
         return reclaim();

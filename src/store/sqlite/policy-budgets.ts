@@ -23,7 +23,11 @@ export class SqliteBudgetStore implements BudgetStore {
   readonly #reserve: Transaction<(req: Parameters<BudgetStore['reserve']>[0]) => ReserveResult>;
   readonly #finish: Transaction<(id: string, actual: Usage | null, state?: 'abandoned') => void>;
 
-  constructor(db: Database) {
+  /** Settles and releases: each is followed by the call's receipt, whose sync makes it durable too. */
+  readonly #relaxed: <T>(run: () => T) => T;
+
+  constructor(db: Database, relaxed: <T>(run: () => T) => T = (run) => run()) {
+    this.#relaxed = relaxed;
     this.#usage = db.prepare('SELECT dimension, used, reserved FROM policy_budget_usage WHERE task_id = ?');
     this.#add = db.prepare(
       `INSERT INTO policy_budget_usage (task_id, dimension, used, reserved) VALUES (@task, @dim, @used, @reserved)
@@ -91,11 +95,11 @@ export class SqliteBudgetStore implements BudgetStore {
   }
 
   async settle(id: string, actual: Usage): Promise<void> {
-    this.#finish.immediate(id, actual);
+    this.#relaxed(() => this.#finish.immediate(id, actual));
   }
 
   async release(id: string): Promise<void> {
-    this.#finish.immediate(id, null);
+    this.#relaxed(() => this.#finish.immediate(id, null));
   }
 
   async usage(task: TaskId): Promise<Readonly<Record<BudgetDimension, BudgetUsageRow>>> {

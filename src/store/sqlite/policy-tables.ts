@@ -121,11 +121,12 @@ class SqliteGrantStore implements GrantStore {
 }
 
 /** The policy stores over one open database; call `migratePolicyTables(db)` first. */
-export function sqlitePolicyStores(db: Database): PolicyStores {
+/** `relaxed` writes a transaction whose durability a later sync covers (wal-sync.ts); default: as is. */
+export function sqlitePolicyStores(db: Database, relaxed: <T>(run: () => T) => T = (run) => run()): PolicyStores {
   return {
     grants: new SqliteGrantStore(db),
     approvals: new SqliteApprovalStore(db),
-    budgets: new SqliteBudgetStore(db),
+    budgets: new SqliteBudgetStore(db, relaxed),
     denials: new SqliteDenialStore(db),
   };
 }

@@ -1,6 +1,7 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
-import { bodyOf, receiptDigest, receiptIdOf, sealReceipt, type Digest, type Receipt, type ReceiptId, type TaskId } from '../../protocol/index.js';
+import { bodyOf, receiptDigest, receiptIdOf, sealCanonical, unsealCanonical, type Digest, type Receipt, type ReceiptId, type TaskId } from '../../protocol/index.js';
 import type { ChainReport, CommitRequest } from '../types.js';
+import { relaxedWrite, type WalSync } from './wal-sync.js';
 
 interface Row {
   seq: number;
@@ -32,9 +33,11 @@ export class ReceiptTable {
   readonly #insert: Statement<[string, string, string | null, string | null, string, string, string, string, string | null, string]>;
   readonly #advance: Statement<[string, string, string]>;
   readonly #effect: Statement<[string, string | null, string, string, string]>;
-  readonly #byId: Statement<[string], { body: string }>;
+  readonly #byId: Statement<[string], { body: string; digest: string }>;
   readonly #commit: Transaction<(req: CommitRequest) => Receipt>;
   readonly #commitMany: Transaction<(reqs: readonly CommitRequest[]) => Receipt[]>;
+  /** Durability `full`: receipts are written without SQLite's fsync and returned after this one (off the event loop). */
+  readonly #wal: WalSync | null;
   /** Commits waiting for the end of this turn of the event loop. */
   #queue: { req: CommitRequest; resolve: (r: Receipt) => void; reject: (e: unknown) => void }[] = [];
   /** Commits asked for in this turn (0: no turn open, nothing scheduled). */
@@ -47,8 +50,9 @@ export class ReceiptTable {
     if (this.#queue.length > 0) this.#flush();
   };
 
-  constructor(db: Database) {
+  constructor(db: Database, wal: WalSync | null) {
     this.#db = db;
+    this.#wal = wal;
     this.#head = db.prepare(`SELECT head_digest FROM tasks WHERE task_id = ?`);
     this.#insert = db.prepare(
       `INSERT INTO receipts (receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body)
@@ -60,11 +64,12 @@ export class ReceiptTable {
        ON CONFLICT(task_id) DO UPDATE SET head_digest = excluded.head_digest, receipt_count = receipt_count + 1`,
     );
     this.#effect = db.prepare(`UPDATE effects SET state = ?, receipt_id = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
-    this.#byId = db.prepare(`SELECT body FROM receipts WHERE receipt_id = ?`);
+    this.#byId = db.prepare(`SELECT body, digest FROM receipts WHERE receipt_id = ?`);
     this.#commit = db.transaction((req: CommitRequest): Receipt => {
       const task = req.body.task_id;
       const prev = (this.#head.get(task)?.head_digest ?? null) as Digest | null;
-      const receipt = sealReceipt({ ...req.body, prev_receipt_digest: prev });
+      // One serialization: the canonical body is hashed for the digest and stored as it is.
+      const { receipt, text } = sealCanonical({ ...req.body, prev_receipt_digest: prev });
       this.#insert.run(
         receipt.receipt_id,
         task,
@@ -75,7 +80,7 @@ export class ReceiptTable {
         receipt.finished_at,
         receipt.digest,
         prev,
-        JSON.stringify(receipt),
+        text,
       );
       this.#advance.run(task, receipt.finished_at, receipt.digest);
       if (req.effect) this.#effect.run(req.effect.state, receipt.receipt_id, receipt.finished_at, task, req.effect.key);
@@ -98,24 +103,36 @@ export class ReceiptTable {
   commit(req: CommitRequest): Receipt | Promise<Receipt> {
     if (this.#turnCommits++ === 0) {
       setImmediate(this.#endTurn);
-      if (this.#loneTurns >= LONE_TURNS) return this.#commit.immediate(req);
+      if (this.#loneTurns >= LONE_TURNS) {
+        const receipt = this.#write(() => this.#commit.immediate(req));
+        return this.#wal ? this.#wal.durable().then(() => receipt) : receipt;
+      }
     }
     return new Promise((resolve, reject) => {
       this.#queue.push({ req, resolve, reject });
     });
   }
 
+  /** One write transaction, synced by the WalSync (durability `full`) before its receipts are returned. */
+  #write<T>(run: () => T): T {
+    return relaxedWrite(this.#db, this.#wal, run);
+  }
+
   #flush(): void {
     const batch = this.#queue;
     this.#queue = [];
+    const settle = (b: (typeof batch)[number], receipt: Receipt): void => {
+      if (this.#wal === null) b.resolve(receipt);
+      else this.#wal.durable().then(() => b.resolve(receipt), b.reject);
+    };
     try {
-      const receipts = this.#commitMany.immediate(batch.map((b) => b.req));
-      batch.forEach((b, i) => b.resolve(receipts[i] as Receipt));
+      const receipts = this.#write(() => this.#commitMany.immediate(batch.map((b) => b.req)));
+      batch.forEach((b, i) => settle(b, receipts[i] as Receipt));
     } catch {
       // One bad request must not fail the others: commit them one by one.
       for (const b of batch) {
         try {
-          b.resolve(this.#commit.immediate(b.req));
+          settle(b, this.#write(() => this.#commit.immediate(b.req)));
         } catch (e) {
           b.reject(e);
         }
@@ -123,17 +140,22 @@ export class ReceiptTable {
     }
   }
 
+  /** Resolves once every receipt written so far is on stable storage (at once when it is). */
+  durable(): Promise<void> {
+    return this.#wal === null || this.#wal.caughtUp ? Promise.resolve() : this.#wal.durable();
+  }
+
   get(id: ReceiptId): Receipt | undefined {
     const row = this.#byId.get(id);
-    return row ? (JSON.parse(row.body) as Receipt) : undefined;
+    return row ? unsealCanonical(row.body, row.digest as Digest) : undefined;
   }
 
   list(filter: { task?: TaskId; limit?: number }): Receipt[] {
     const limit = filter.limit ?? 100;
     const rows = filter.task
-      ? this.#db.prepare<[string, number], { body: string }>(`SELECT body FROM receipts WHERE task_id = ? ORDER BY seq DESC LIMIT ?`).all(filter.task, limit)
-      : this.#db.prepare<[number], { body: string }>(`SELECT body FROM receipts ORDER BY seq DESC LIMIT ?`).all(limit);
-    return rows.map((r) => JSON.parse(r.body) as Receipt);
+      ? this.#db.prepare<[string, number], { body: string; digest: string }>(`SELECT body, digest FROM receipts WHERE task_id = ? ORDER BY seq DESC LIMIT ?`).all(filter.task, limit)
+      : this.#db.prepare<[number], { body: string; digest: string }>(`SELECT body, digest FROM receipts ORDER BY seq DESC LIMIT ?`).all(limit);
+    return rows.map((r) => unsealCanonical(r.body, r.digest as Digest));
   }
 
   /**
@@ -158,7 +180,7 @@ export class ReceiptTable {
       const prev = heads.has(row.task_id) ? (heads.get(row.task_id) as string | null) : null;
       let receipt: Receipt;
       try {
-        receipt = JSON.parse(row.body) as Receipt;
+        receipt = unsealCanonical(row.body, row.digest as Digest);
       } catch {
         fail('body is not JSON');
         continue;

@@ -12,6 +12,7 @@ import { EffectTable } from './effects.js';
 import { CORE_MIGRATIONS, migrate, type MigrationSet } from './migrations.js';
 import { POLICY_MIGRATIONS, sqlitePolicyStores } from './policy-tables.js';
 import { ReceiptTable } from './receipts.js';
+import { relaxedWrite, WalSync } from './wal-sync.js';
 import { guarded, storeFailure } from './unavailable.js';
 
 export interface SqliteOptions {
@@ -52,6 +53,7 @@ export class SqliteStore implements Store {
   readonly #advance: Transaction<() => number>;
 
   readonly #dir: string;
+  readonly #wal: WalSync | null;
 
   constructor(opts: SqliteStoreOptions) {
     this.#dir = opts.dir;
@@ -76,9 +78,13 @@ export class SqliteStore implements Store {
         throw e;
       }
     });
-    this.#receipts = new ReceiptTable(this.db);
+    // Durability `full`: receipts share an fsync of the WAL run off the event loop (wal-sync.ts).
+    this.#wal = opts.durability === 'normal' ? null : new WalSync(`${this.path}-wal`);
+    this.#receipts = new ReceiptTable(this.db, this.#wal);
     this.#effects = new EffectTable(this.db, this.owner);
-    ({ grants: this.grants, approvals: this.approvals, budgets: this.budgets, denials: this.denials } = sqlitePolicyStores(this.db));
+    const wal = this.#wal;
+    const db = this.db;
+    ({ grants: this.grants, approvals: this.approvals, budgets: this.budgets, denials: this.denials } = sqlitePolicyStores(db, (run) => relaxedWrite(db, wal, run)));
     this.#task = this.db.prepare(`SELECT task_id, registry_revision, created_at FROM tasks WHERE task_id = ?`);
     this.#manifest = this.db.prepare(`SELECT manifest FROM registry_revisions WHERE revision = ?`);
     this.#revision = this.db.prepare(`SELECT revision FROM workspace_revision WHERE id = 1`);
@@ -103,7 +109,19 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Receipts still waiting for their sync get it before the connection goes.
+    await this.#receipts.durable().catch(() => undefined);
+    this.#wal?.close();
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * What a read hands on must be durable: a receipt (or an effect record it completed) written
+   * but not yet synced is visible to this connection before its own call may return it.
+   */
+  async #durable<T>(value: T): Promise<T> {
+    await this.#receipts.durable();
+    return value;
   }
 
   #guard<T>(operation: string, run: () => T): T {
@@ -128,13 +146,13 @@ export class SqliteStore implements Store {
 
   // EffectStore
   async findEffect(task: TaskId, key: string): Promise<EffectRecord | undefined> {
-    return this.#guard('read the effect record', () => this.#effects.find(task, key));
+    return this.#durable(this.#guard('read the effect record', () => this.#effects.find(task, key)));
   }
   async inspect(req: ClaimRequest): Promise<ClaimResult> {
-    return this.#guard('examine the effect record', () => this.#effects.inspect(req));
+    return this.#durable(this.#guard('examine the effect record', () => this.#effects.inspect(req)));
   }
   async claim(req: ClaimRequest): Promise<ClaimResult> {
-    return this.#guard('record the intent', () => this.#effects.claim(req));
+    return this.#durable(this.#guard('record the intent', () => this.#effects.claim(req)));
   }
   async markSent(task: TaskId, key: string, intent: EffectIntent | null): Promise<void> {
     this.#guard('record that the effect is sent', () => this.#effects.markSent(task, key, intent));
@@ -152,7 +170,7 @@ export class SqliteStore implements Store {
     return this.#guard('list effect records', () => this.#effects.listUnsettled());
   }
   async takeOver(task: TaskId, key: string): Promise<TakeOver> {
-    return this.#guard('take over the effect record', () => this.#effects.takeOver(task, key));
+    return this.#durable(this.#guard('take over the effect record', () => this.#effects.takeOver(task, key)));
   }
 
   // ReceiptStore
@@ -167,10 +185,10 @@ export class SqliteStore implements Store {
     }
   }
   async getReceipt(id: ReceiptId): Promise<Receipt | undefined> {
-    return this.#guard('read the receipt', () => this.#receipts.get(id));
+    return this.#durable(this.#guard('read the receipt', () => this.#receipts.get(id)));
   }
   async listReceipts(filter: { task?: TaskId; limit?: number }): Promise<Receipt[]> {
-    return this.#guard('list receipts', () => this.#receipts.list(filter));
+    return this.#durable(this.#guard('list receipts', () => this.#receipts.list(filter)));
   }
   async verifyChain(task?: TaskId): Promise<ChainReport> {
     return this.#guard('verify the receipt chain', () => this.#receipts.verify(task));

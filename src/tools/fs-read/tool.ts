@@ -2,7 +2,7 @@ import { closeSync, fstatSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolgateError } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { forEachChunk, isToolgateTempName, readAtAsync, refuseSecretLink, type ResolvedPath } from '../../resources/index.js';
+import { forEachChunk, isToolgateTempName, readAtAsync, readSmallSync, refuseSecretLink, SYNC_READ_MAX, type ResolvedPath } from '../../resources/index.js';
 import { FileInfoCache, lastCharBoundary } from './file-info.js';
 import { pageWindow } from './redaction-window.js';
 
@@ -89,6 +89,8 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
     result: fsReadResult,
     timeout_ms: 30_000,
     max_output_bytes: FS_READ_MAX_BYTES,
+    // The page is the file's content at the recorded revision: its receipt keeps the digest.
+    bound: ['/content'],
     cancellation: 'cooperative',
     idempotency: 'safe_to_repeat',
     normalize(args, ctx) {
@@ -117,7 +119,8 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
         // A hard link to a secret file is the secret (the name alone was checked at normalize).
         await refuseSecretLink(ctx.workspace, prepared.path, opened, ctx.signal);
         const statSize = opened.size;
-        const head = statSize <= WHOLE_FILE_FAST_PATH ? await readAtAsync(fd, 0, statSize, ctx.signal) : undefined;
+        const head =
+          statSize <= SYNC_READ_MAX ? readSmallSync(fd, 0, statSize) : statSize <= WHOLE_FILE_FAST_PATH ? await readAtAsync(fd, 0, statSize, ctx.signal) : undefined;
         const info = (await infos.get(fd, ctx.signal, head)).info;
         const size = info.size;
 
