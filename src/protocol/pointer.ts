@@ -3,6 +3,7 @@
 
 /** One reference token: `~` → `~0`, then `/` → `~1` (in that order, so `~1` in a key stays itself). */
 export function escapePointerToken(token: string): string {
+  if (!token.includes('~') && !token.includes('/')) return token;
   return token.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 

@@ -13,7 +13,7 @@ export interface SecretSpan {
 }
 
 /** Shorter than any secret a rule or an injected value can be: keys, digests' prefixes, flags. */
-const MIN_MATCH_CHARS = 6;
+export const MIN_MATCH_CHARS = 6;
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const byLength = (a: string, b: string): number => b.length - a.length;

@@ -1,5 +1,5 @@
-import { jsonPointer, type RedactionNote } from '../protocol/index.js';
-import { applySpans, findSecrets, REDACTED, usableSecrets, type SecretSpan } from './detect.js';
+import { escapePointerToken, type RedactionNote } from '../protocol/index.js';
+import { applySpans, findSecrets, MIN_MATCH_CHARS, REDACTED, usableSecrets, type SecretSpan } from './detect.js';
 
 /**
  * The text around a string that was cut from a larger whole (a page of a file): a secret that
@@ -59,9 +59,9 @@ export function redact(value: unknown, input: RedactionInput, root = ''): { valu
   const fields = new Set(input.fields.map((f) => root + f));
   const windows = new Map((input.windows ?? []).map((w) => [w.pointer, w]));
   const text = (s: string, pointer: string): string => redactText(s, pointer, secrets, input.patterns, notes, windows.get(pointer));
-  const visit = (v: unknown, path: PropertyKey[]): unknown => {
-    const pointer = root + jsonPointer(path);
-    if (fields.has(pointer) && v !== null && v !== undefined) {
+  // The pointer is built as the walk descends (one concatenation a level), not re-joined per node.
+  const visit = (v: unknown, pointer: string): unknown => {
+    if (fields.size > 0 && fields.has(pointer) && v !== null && v !== undefined) {
       notes.push({ pointer, kind: 'field', rule: 'field', count: 1 });
       return REDACTED;
     }
@@ -69,7 +69,7 @@ export function redact(value: unknown, input: RedactionInput, root = ''): { valu
     if (Array.isArray(v)) {
       let out: unknown[] | undefined;
       for (let i = 0; i < v.length; i++) {
-        const r = visit(v[i], [...path, i]);
+        const r = visit(v[i], `${pointer}/${i}`);
         if (r !== v[i]) (out ??= [...v])[i] = r;
       }
       return out ?? v;
@@ -77,9 +77,10 @@ export function redact(value: unknown, input: RedactionInput, root = ''): { valu
     if (v !== null && typeof v === 'object') {
       let out: Record<string, unknown> | undefined;
       for (const [k, child] of Object.entries(v)) {
-        // A key can be a path (a map of path → result): it is recorded too.
-        const key = text(k, `${pointer}${jsonPointer([k])}#key`);
-        const r = visit(child, [...path, k]);
+        const at = `${pointer}/${escapePointerToken(k)}`;
+        // A key can be a path (a map of path → result): it is recorded too. Shorter than any secret: kept as it is.
+        const key = k.length < MIN_MATCH_CHARS ? k : text(k, `${at}#key`);
+        const r = visit(child, at);
         if (key === k && r === child && !out) continue;
         out ??= Object.fromEntries(Object.entries(v).slice(0, Object.keys(v).indexOf(k)));
         out[key] = r;
@@ -88,5 +89,5 @@ export function redact(value: unknown, input: RedactionInput, root = ''): { valu
     }
     return v;
   };
-  return { value: visit(value, []), notes };
+  return { value: visit(value, root), notes };
 }
