@@ -14,6 +14,11 @@ export const configSchema = z.strictObject({
   grant: z.string().min(1).optional().describe('Grant file issued to each new task (schemas/grant.schema.json); keep it outside the workspace'),
   policies: z.array(z.string().min(1)).min(1).optional().describe('Cedar policy files (default: policies/default.cedar); keep them outside the workspace'),
   durability: z.enum(['normal', 'full']).optional().describe('normal: survives a process crash; full: fsync at every commit'),
+  receipts: z
+    .strictObject({
+      retention: z.enum(['digest', 'inline']).optional().describe('What a stored receipt keeps of workspace content its result carries (an fs.read page): digest (default) its sha256 and size; inline a copy'),
+    })
+    .optional(),
   secret_patterns: z.array(z.string().min(1)).optional().describe('Secret path patterns added to the built-in list'),
   limits: z
     .strictObject({
@@ -27,6 +32,7 @@ export const configSchema = z.strictObject({
     .strictObject({
       host: z.string().min(1).optional(),
       token_file: z.string().min(1).optional(),
+      result_form: z.enum(['auto', 'both', 'text', 'structured']).optional().describe('Which half of a tools/call result carries it: auto (default: text for clients that give the model structuredContent, both for others), both, text, structured'),
     })
     .optional(),
   sandbox: z

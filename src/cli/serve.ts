@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { TaskId } from '../protocol/index.js';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
-import { resolveHttpLimits, serveMcpHttp, serveMcpStdio, type HttpLimits } from '../server/index.js';
+import { resolveHttpLimits, RESULT_FORMS, serveMcpHttp, serveMcpStdio, type HttpLimits, type ResultForm } from '../server/index.js';
 import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
 import { configPath, loadConfig } from './config.js';
 import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS, readGrantFile } from './policy-files.js';
@@ -87,6 +87,10 @@ are in the result's _meta.
                      other machines: use --token-file)
   --token-file FILE  require "Authorization: Bearer <the file's content>" on every request
   --task ID          task of the calls (stdio: this connection; HTTP: 2026-07-28 requests)
+  --result-form F    which half of a tools/call result carries it (docs/mcp.md "Result form"):
+                     auto (default: text for Claude Code, Codex and opencode, which give the
+                     model structuredContent when both are sent; both for other clients),
+                     both, text (no structuredContent, no outputSchema), structured
   --profile NAME     serve an agent's own tools instead of the native ones (docs/profiles.md):
                      claude-code (Read, Edit, MultiEdit, Write, Grep, Glob, LS); every call
                      still goes through the runtime and leaves a receipt naming the original tool
@@ -115,6 +119,7 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
       'token-file': { type: 'string' },
       task: { type: 'string' },
       profile: { type: 'string' },
+      'result-form': { type: 'string' },
       ...LIMIT_OPTIONS,
       ...POLICY_OPTIONS,
     });
@@ -130,6 +135,9 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
     if (port !== undefined && port > 65535) throw new UsageError('--http takes a port number (0-65535)');
     const limits = port === undefined ? undefined : httpLimitsOf(values);
     const loaded = loadConfig(values.config, values.workspace);
+    const resultForm = values['result-form'] ?? loaded.config.serve?.result_form ?? 'auto';
+    if (!(RESULT_FORMS as readonly string[]).includes(resultForm)) throw new UsageError(`--result-form takes one of ${RESULT_FORMS.join(', ')}`);
+    const form = { resultForm: resultForm as ResultForm };
     const tokenFile = values['token-file'] ?? (port !== undefined ? configPath(loaded, loaded.config.serve?.token_file) : undefined);
     let token: string | undefined;
     if (tokenFile !== undefined) {
@@ -150,7 +158,7 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
       if (port === undefined) {
         // stdout carries the protocol: nothing else may be written there.
         if (process.stdin.isTTY) io.err(STDIO_ON_A_TERMINAL);
-        const serving = serveMcpStdio(rt, { ...(values.task ? { taskId: values.task } : {}), onError });
+        const serving = serveMcpStdio(rt, { ...(values.task ? { taskId: values.task } : {}), ...form, onError });
         await serving.closed;
         return 0;
       }
@@ -162,6 +170,7 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
         ...(token === undefined ? {} : { bearerToken: token }),
         ...(values.task ? { taskId: values.task } : {}),
         ...limits,
+        ...form,
         onError,
       }).catch((e: unknown) => {
         throw portFault(host, port, e);

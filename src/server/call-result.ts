@@ -33,6 +33,11 @@ export interface CallTextContext {
   readonly args: Readonly<Record<string, unknown>>;
   /** Whether fs.undo can revert receipts of this tool. */
   readonly undoable: boolean;
+  /**
+   * `line`: a success's text is one line naming the receipt, for a client that reads
+   * structuredContent (the `structured` result form); the rendering is not made at all.
+   */
+  readonly successText?: 'full' | 'line';
 }
 
 const NO_CALL_CONTEXT: CallTextContext = { args: {}, undoable: false };
@@ -86,7 +91,9 @@ export function callResultOf(r: Receipt, shaping: ResultShaping = DEFAULT_RESULT
     const bytes = Buffer.byteLength(json);
     if (bytes > shaping.maxResultBytes) return withheld(r, bytes, shaping.maxResultBytes);
     const spilled = r.result['inline'] === false && typeof r.result['artifact'] === 'string';
-    const text = spilled
+    const text = call.successText === 'line'
+      ? `${r.tool} ${r.status} (receipt ${r.receipt_id}); the result is in structuredContent`
+      : spilled
       ? `${r.tool} ${r.status}; the result (${String(r.result['bytes'])} bytes) was too large to send and is stored as artifact ${String(r.result['artifact'])} (receipt ${r.receipt_id}); ask for a smaller page`
       : successText(r, r.result, json, () => summaryOf(r.result as Record<string, unknown>, bytes, r), textContext);
     return { content: [{ type: 'text', text }], structuredContent: r.result, _meta: metaOf(r) };

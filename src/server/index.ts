@@ -4,3 +4,4 @@ export { ToolListing, mcpToolName, annotationsOf, outputSchemaOf, toolDefinition
 export { callResultOf, DEFAULT_RESULT_SHAPING, type McpCallResult, type ResultShaping } from './call-result.js';
 export { serveMcpHttp, type HttpServeOptions, type HttpServing } from './http.js';
 export { resolveHttpLimits, openFileLimit, DESCRIPTOR_HEADROOM, type HttpLimits } from './http-limits.js';
+export { RESULT_FORMS, formFor, type ResultForm } from './result-form.js';

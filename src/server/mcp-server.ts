@@ -6,6 +6,7 @@ import type { Runtime } from '../runtime/index.js';
 import { callResultOf, DEFAULT_RESULT_SHAPING, type ResultShaping } from './call-result.js';
 import type { ToolListing } from './tool-listing.js';
 import { profileCallResult, profileToolDefinitions } from './profile-tools.js';
+import { formFor, resultFor, toolsFor, type ResultForm } from './result-form.js';
 
 export interface McpSession {
   /** Every call of this session belongs to this task (DESIGN: one MCP session is one task). */
@@ -16,6 +17,8 @@ export interface McpServerOptions {
   readonly name?: string;
   readonly version?: string;
   readonly resultShaping?: ResultShaping;
+  /** Which half of a result carries it (result-form.ts); default `auto`. */
+  readonly resultForm?: ResultForm;
 }
 
 /** Optional request `_meta` keys a client may send to reach envelope fields MCP has no place for. */
@@ -57,7 +60,9 @@ export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpS
     return server;
   }
 
-  server.setRequestHandler('tools/list', () => ({ tools: listing.tools }));
+  // Resolved per connection, once the client said who it is (initialize comes first).
+  const form = (): ReturnType<typeof formFor> => formFor(opts.resultForm ?? 'auto', server.getClientVersion()?.name);
+  server.setRequestHandler('tools/list', () => ({ tools: toolsFor(form(), listing.tools) }));
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const meta: Readonly<Record<string, unknown>> = ctx.mcpReq._meta ?? {};
@@ -81,7 +86,10 @@ export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpS
         : {}),
     });
     const args = request.params.arguments ?? {};
-    return callResultOf(receipt, shaping, { args, undoable: listing.undoable(envelope.tool) });
+    const f = form();
+    // Text alone carries the result: a result without its own rendering is sent whole as JSON, not summarised.
+    const textShaping = f === 'text' ? { ...shaping, textCopyLimitBytes: shaping.maxResultBytes } : shaping;
+    return resultFor(f, callResultOf(receipt, textShaping, { args, undoable: listing.undoable(envelope.tool), successText: f === 'structured' ? 'line' : 'full' }));
   });
   return server;
 }
