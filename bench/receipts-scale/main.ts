@@ -1,0 +1,80 @@
+// bench/receipts-scale: does a call cost more when the store already holds a million receipts?
+// The cost of runtime.call fs.read (4 KiB, durability full, 1 and 16 in flight) with 10^3
+// receipts stored, then again after the store was filled to 10^6 (BENCH_RECEIPTS) with receipts
+// of the same shape over 1,000 tasks, in the same run. Also prints the database's bytes per
+// receipt. Run: npm run bench -- receipts-scale
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRuntime, type Runtime } from '../../src/runtime/index.js';
+import { sqliteStore } from '../../src/store/index.js';
+import type { Receipt, TaskId } from '../../src/protocol/index.js';
+
+const TARGET = Number(process.env['BENCH_RECEIPTS'] ?? 1_000_000);
+const CALLS = Number(process.env['BENCH_N'] ?? 3_000);
+const base = mkdtempSync(join(tmpdir(), 'tg-bench-scale-'));
+const ws = join(base, 'ws');
+mkdirSync(ws);
+writeFileSync(join(ws, 'four.txt'), ('0123456789abcdef'.repeat(4) + '\n').repeat(63).padEnd(4096, 'x'));
+const state = join(base, 'state');
+const env = (i: number): Record<string, unknown> => ({ protocol_version: 'tool-call.v1', task_id: `bench-${i % 16}`, tool: 'fs.read', arguments: { path: 'four.txt' } });
+
+async function rate(rt: Runtime, inFlight: number): Promise<number> {
+  for (let i = 0; i < 300; i++) await rt.call(env(i));
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < CALLS) {
+        const r = await rt.call(env(next++));
+        if (r.status !== 'succeeded') throw new Error(`fs.read failed: ${JSON.stringify(r.error)}`);
+      }
+    }),
+  );
+  return CALLS / ((performance.now() - t0) / 1000);
+}
+
+async function measure(label: string): Promise<[number, number]> {
+  const rt = await createRuntime({ workspace: ws, stateDir: state, store: sqliteStore({ durability: 'full' }) });
+  try {
+    const seq = await rate(rt, 1);
+    const par = await rate(rt, 16);
+    const n = (await rt.store.verifyChain('bench-0' as TaskId)).receipts;
+    console.log(`  ${label.padEnd(34)} ${seq.toFixed(0).padStart(6)} calls/s sequential  ${par.toFixed(0).padStart(6)} calls/s with 16 in flight  (task bench-0 holds ${n})`);
+    return [seq, par];
+  } finally {
+    await rt.close();
+  }
+}
+
+/** Adds `to` receipts: copies of a real fs.read receipt body over 1,000 tasks, group-committed. */
+async function fill(to: number): Promise<void> {
+  const rt = await createRuntime({ workspace: ws, stateDir: state, store: sqliteStore({ durability: 'normal' }) });
+  try {
+    const sample = (await rt.call(env(0))) as Receipt;
+    const { receipt_id: _i, digest: _d, replay: _r, prev_receipt_digest: _p, ...body } = sample;
+    const { content: _c, ...result } = sample.result as Record<string, unknown>;
+    let have = 0;
+    const t0 = performance.now();
+    while (have < to) {
+      const batch = Math.min(2_000, to - have);
+      await Promise.all(Array.from({ length: batch }, (_, k) => rt.store.commit({ body: { ...body, result, task_id: `fill-${(have + k) % 1000}` as TaskId, attempt_id: body.attempt_id } })));
+      have += batch;
+      if (have % 100_000 < 2_000) process.stderr.write(`  filled ${have} receipts (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
+    }
+  } finally {
+    await rt.close();
+  }
+}
+
+try {
+  console.log(`bench/receipts-scale: runtime.call fs.read of 4 KiB, durability full, ${CALLS} calls each, node ${process.version}`);
+  const [seqSmall, parSmall] = await measure('~10^3 receipts stored');
+  await fill(TARGET);
+  const bytes = statSync(join(state, 'toolgate.db')).size + (() => { try { return statSync(join(state, 'toolgate.db-wal')).size; } catch { return 0; } })();
+  const [seqBig, parBig] = await measure(`${TARGET.toExponential(0)} receipts stored`);
+  console.log(`  database: ${(bytes / 1e6).toFixed(0)} MB, ${(bytes / TARGET).toFixed(0)} bytes per receipt`);
+  console.log(`  cost at ${TARGET.toExponential(0)} / cost at 10^3: ${(seqSmall / seqBig).toFixed(2)}x sequential, ${(parSmall / parBig).toFixed(2)}x with 16 in flight (goal <= 1.1x)`);
+} finally {
+  rmSync(base, { recursive: true, force: true });
+}
