@@ -1,7 +1,6 @@
-import type { Database, Statement, Transaction } from 'better-sqlite3';
-import { bodyOf, receiptDigest, receiptIdOf, sealCanonical, unsealCanonical, type Digest, type Receipt, type ReceiptId, type TaskId } from '../../protocol/index.js';
-import type { ChainReport, CommitRequest } from '../types.js';
-import { relaxedWrite, type WalSync } from './wal-sync.js';
+import type { Database, Statement } from 'better-sqlite3';
+import { bodyOf, receiptDigest, receiptIdOf, unsealCanonical, type Digest, type Receipt, type ReceiptId, type TaskId } from '../../protocol/index.js';
+import type { ChainReport } from '../types.js';
 
 interface Row {
   seq: number;
@@ -17,132 +16,20 @@ interface Row {
   body: string;
 }
 
-/**
- * Concurrent calls do not commit in every turn: a turn with one commit among them must not
- * end the batching (each write of its own costs an fsync). After this many such turns in a row
- * the caller is taken to be alone again; until then a commit waits at most to the end of its turn.
- */
-const LONE_TURNS = 3;
-
 const ROW_COLUMNS = 'seq, receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body';
 
-/** Receipts: insert-only (triggers refuse UPDATE and DELETE), hash-chained per task. */
+/**
+ * Receipts as the event loop reads them: by id, by task, and the chain check. They are written
+ * by the receipt writer (receipt-writer.ts, ReceiptChain): insert-only (triggers refuse UPDATE
+ * and DELETE), hash-chained per task.
+ */
 export class ReceiptTable {
   readonly #db: Database;
-  readonly #head: Statement<[string], { head_digest: string | null }>;
-  readonly #insert: Statement<[string, string, string | null, string | null, string, string, string, string, string | null, string]>;
-  readonly #advance: Statement<[string, string, string]>;
-  readonly #effect: Statement<[string, string | null, string, string, string]>;
   readonly #byId: Statement<[string], { body: string; digest: string }>;
-  readonly #commit: Transaction<(req: CommitRequest) => Receipt>;
-  readonly #commitMany: Transaction<(reqs: readonly CommitRequest[]) => Receipt[]>;
-  /** Durability `full`: receipts are written without SQLite's fsync and returned after this one (off the event loop). */
-  readonly #wal: WalSync | null;
-  /** Commits waiting for the end of this turn of the event loop. */
-  #queue: { req: CommitRequest; resolve: (r: Receipt) => void; reject: (e: unknown) => void }[] = [];
-  /** Commits asked for in this turn (0: no turn open, nothing scheduled). */
-  #turnCommits = 0;
-  /** Turns with commits in a row that had only one: from LONE_TURNS on, a commit is alone. */
-  #loneTurns = LONE_TURNS;
-  readonly #endTurn = (): void => {
-    this.#loneTurns = this.#turnCommits > 1 ? 0 : this.#loneTurns + 1;
-    this.#turnCommits = 0;
-    if (this.#queue.length > 0) this.#flush();
-  };
 
-  constructor(db: Database, wal: WalSync | null) {
+  constructor(db: Database) {
     this.#db = db;
-    this.#wal = wal;
-    this.#head = db.prepare(`SELECT head_digest FROM tasks WHERE task_id = ?`);
-    this.#insert = db.prepare(
-      `INSERT INTO receipts (receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    // One statement makes the task row if needed and moves its head.
-    this.#advance = db.prepare(
-      `INSERT INTO tasks (task_id, created_at, head_digest, receipt_count) VALUES (?, ?, ?, 1)
-       ON CONFLICT(task_id) DO UPDATE SET head_digest = excluded.head_digest, receipt_count = receipt_count + 1`,
-    );
-    this.#effect = db.prepare(`UPDATE effects SET state = ?, receipt_id = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
     this.#byId = db.prepare(`SELECT body, digest FROM receipts WHERE receipt_id = ?`);
-    this.#commit = db.transaction((req: CommitRequest): Receipt => {
-      const task = req.body.task_id;
-      const prev = (this.#head.get(task)?.head_digest ?? null) as Digest | null;
-      // One serialization: the canonical body is hashed for the digest and stored as it is.
-      const { receipt, text } = sealCanonical({ ...req.body, prev_receipt_digest: prev });
-      this.#insert.run(
-        receipt.receipt_id,
-        task,
-        receipt.logical_effect_id,
-        receipt.idempotency_key,
-        receipt.tool,
-        receipt.status,
-        receipt.finished_at,
-        receipt.digest,
-        prev,
-        text,
-      );
-      this.#advance.run(task, receipt.finished_at, receipt.digest);
-      if (req.effect) this.#effect.run(req.effect.state, receipt.receipt_id, receipt.finished_at, task, req.effect.key);
-      return receipt;
-    });
-    this.#commitMany = db.transaction((reqs: readonly CommitRequest[]) => reqs.map((r) => this.#commit(r)));
-  }
-
-  /**
-   * Group commit. A commit alone (the first of its turn of the event loop, when the last
-   * LONE_TURNS turns had no other) is written at once: a lone call never waits for a batch.
-   * Otherwise commits
-   * join one transaction written at the end of the turn (setImmediate), so concurrent calls
-   * share the cost of the commit and its fsync, and finish together (measured in
-   * bench/call-overhead: writing the first of each turn at once under 8 calls in flight cost
-   * ~40% of the throughput). Each promise resolves only after its transaction committed: a
-   * receipt is durable before it is returned. A lone write that fails throws synchronously,
-   * for the caller to type.
-   */
-  commit(req: CommitRequest): Receipt | Promise<Receipt> {
-    if (this.#turnCommits++ === 0) {
-      setImmediate(this.#endTurn);
-      if (this.#loneTurns >= LONE_TURNS) {
-        const receipt = this.#write(() => this.#commit.immediate(req));
-        return this.#wal ? this.#wal.durable().then(() => receipt) : receipt;
-      }
-    }
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ req, resolve, reject });
-    });
-  }
-
-  /** One write transaction, synced by the WalSync (durability `full`) before its receipts are returned. */
-  #write<T>(run: () => T): T {
-    return relaxedWrite(this.#db, this.#wal, run);
-  }
-
-  #flush(): void {
-    const batch = this.#queue;
-    this.#queue = [];
-    const settle = (b: (typeof batch)[number], receipt: Receipt): void => {
-      if (this.#wal === null) b.resolve(receipt);
-      else this.#wal.durable().then(() => b.resolve(receipt), b.reject);
-    };
-    try {
-      const receipts = this.#write(() => this.#commitMany.immediate(batch.map((b) => b.req)));
-      batch.forEach((b, i) => settle(b, receipts[i] as Receipt));
-    } catch {
-      // One bad request must not fail the others: commit them one by one.
-      for (const b of batch) {
-        try {
-          settle(b, this.#write(() => this.#commit.immediate(b.req)));
-        } catch (e) {
-          b.reject(e);
-        }
-      }
-    }
-  }
-
-  /** Resolves once every receipt written so far is on stable storage (at once when it is). */
-  durable(): Promise<void> {
-    return this.#wal === null || this.#wal.caughtUp ? Promise.resolve() : this.#wal.durable();
   }
 
   get(id: ReceiptId): Receipt | undefined {

@@ -12,7 +12,7 @@ import { EffectTable } from './effects.js';
 import { CORE_MIGRATIONS, migrate, type MigrationSet } from './migrations.js';
 import { POLICY_MIGRATIONS, sqlitePolicyStores } from './policy-tables.js';
 import { ReceiptTable } from './receipts.js';
-import { relaxedWrite, WalSync } from './wal-sync.js';
+import { ReceiptWriterClient } from './receipt-writer-client.js';
 import { guarded, storeFailure } from './unavailable.js';
 
 export interface SqliteOptions {
@@ -53,7 +53,8 @@ export class SqliteStore implements Store {
   readonly #advance: Transaction<() => number>;
 
   readonly #dir: string;
-  readonly #wal: WalSync | null;
+  /** Seals, appends and syncs receipts on a worker thread (receipt-writer.ts). */
+  readonly #writer: ReceiptWriterClient;
 
   constructor(opts: SqliteStoreOptions) {
     this.#dir = opts.dir;
@@ -78,13 +79,23 @@ export class SqliteStore implements Store {
         throw e;
       }
     });
-    // Durability `full`: receipts share an fsync of the WAL run off the event loop (wal-sync.ts).
-    this.#wal = opts.durability === 'normal' ? null : new WalSync(`${this.path}-wal`);
-    this.#receipts = new ReceiptTable(this.db, this.#wal);
+    this.#writer = new ReceiptWriterClient({ path: this.path, durability: opts.durability === 'normal' ? 'normal' : 'full' });
+    this.#receipts = new ReceiptTable(this.db);
     this.#effects = new EffectTable(this.db, this.owner);
-    const wal = this.#wal;
     const db = this.db;
-    ({ grants: this.grants, approvals: this.approvals, budgets: this.budgets, denials: this.denials } = sqlitePolicyStores(db, (run) => relaxedWrite(db, wal, run)));
+    const full = opts.durability !== 'normal';
+    // A budget settle or release is always followed by its call's receipt, whose sync (the
+    // writer's fdatasync of the WAL, after this write) makes it durable too: no fsync of its own.
+    const relaxed = <T>(run: () => T): T => {
+      if (!full) return run();
+      db.exec('PRAGMA synchronous = NORMAL'); // exec: SQLite applies this pragma when prepared, not when run
+      try {
+        return run();
+      } finally {
+        db.exec('PRAGMA synchronous = FULL');
+      }
+    };
+    ({ grants: this.grants, approvals: this.approvals, budgets: this.budgets, denials: this.denials } = sqlitePolicyStores(db, relaxed));
     this.#task = this.db.prepare(`SELECT task_id, registry_revision, created_at FROM tasks WHERE task_id = ?`);
     this.#manifest = this.db.prepare(`SELECT manifest FROM registry_revisions WHERE revision = ?`);
     this.#revision = this.db.prepare(`SELECT revision FROM workspace_revision WHERE id = 1`);
@@ -109,9 +120,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    // Receipts still waiting for their sync get it before the connection goes.
-    await this.#receipts.durable().catch(() => undefined);
-    this.#wal?.close();
+    // Receipts still being written get their answer before the connection goes.
+    await this.#writer.close().catch(() => undefined);
     if (this.db.open) this.db.close();
   }
 
@@ -120,7 +130,7 @@ export class SqliteStore implements Store {
    * but not yet synced is visible to this connection before its own call may return it.
    */
   async #durable<T>(value: T): Promise<T> {
-    await this.#receipts.durable();
+    await this.#writer.idle();
     return value;
   }
 
@@ -173,16 +183,15 @@ export class SqliteStore implements Store {
     return this.#durable(this.#guard('take over the effect record', () => this.#effects.takeOver(task, key)));
   }
 
+  /** What group commit achieved so far (tests, benchmarks): receipts, the writer's transactions, its WAL syncs. */
+  writerStats(): { readonly receipts: number; readonly batches: number; readonly syncs: number } {
+    return this.#writer.stats();
+  }
+
   // ReceiptStore
-  /** Group commit (ReceiptTable.commit): alone in its turn, at once; else with the turn's others. */
+  /** Group commit on the receipt writer: the receipt as stored, once durable. */
   commit(req: CommitRequest): Promise<Receipt> {
-    try {
-      const r = this.#receipts.commit(req);
-      if (!(r instanceof Promise)) return Promise.resolve(r);
-      return r.catch((e: unknown) => Promise.reject(storeFailure(e, 'commit the receipt', this.#dir)));
-    } catch (e) {
-      return Promise.reject(storeFailure(e, 'commit the receipt', this.#dir));
-    }
+    return this.#writer.commit(req).catch((e: unknown) => Promise.reject(storeFailure(e, 'commit the receipt', this.#dir)));
   }
   async getReceipt(id: ReceiptId): Promise<Receipt | undefined> {
     return this.#durable(this.#guard('read the receipt', () => this.#receipts.get(id)));

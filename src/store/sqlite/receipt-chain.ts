@@ -1,0 +1,74 @@
+import type { Database, Statement, Transaction } from 'better-sqlite3';
+import { sealCanonical, type Digest } from '../../protocol/index.js';
+import type { CommitRequest } from '../types.js';
+
+/** What a commit adds to the body it was given: the store's part of the receipt. */
+export interface Sealed {
+  readonly receipt_id: string;
+  readonly digest: Digest;
+  readonly prev_receipt_digest: Digest | null;
+}
+
+export type Appended = { readonly ok: true; readonly sealed: Sealed } | { readonly ok: false; readonly code: string | null; readonly message: string };
+
+/**
+ * Appends receipts to their tasks' hash chains: reads the task's head, seals the body (its one
+ * canonical serialization is hashed and stored as is), inserts it, moves the head and sets the
+ * held effect record's final state, all in one IMMEDIATE transaction per batch. A batch that
+ * fails is retried one by one, so one bad request fails alone.
+ */
+export class ReceiptChain {
+  readonly #head: Statement<[string], { head_digest: string | null }>;
+  readonly #insert: Statement<[string, string, string | null, string | null, string, string, string, string, string | null, string]>;
+  readonly #advance: Statement<[string, string, string]>;
+  readonly #effect: Statement<[string, string | null, string, string, string]>;
+  readonly #one: Transaction<(req: CommitRequest) => Sealed>;
+  readonly #many: Transaction<(reqs: readonly CommitRequest[]) => Sealed[]>;
+
+  constructor(db: Database) {
+    this.#head = db.prepare(`SELECT head_digest FROM tasks WHERE task_id = ?`);
+    this.#insert = db.prepare(
+      `INSERT INTO receipts (receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    // One statement makes the task row if needed and moves its head.
+    this.#advance = db.prepare(
+      `INSERT INTO tasks (task_id, created_at, head_digest, receipt_count) VALUES (?, ?, ?, 1)
+       ON CONFLICT(task_id) DO UPDATE SET head_digest = excluded.head_digest, receipt_count = receipt_count + 1`,
+    );
+    this.#effect = db.prepare(`UPDATE effects SET state = ?, receipt_id = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
+    this.#one = db.transaction((req: CommitRequest): Sealed => this.#append(req));
+    this.#many = db.transaction((reqs: readonly CommitRequest[]) => reqs.map((r) => this.#append(r)));
+  }
+
+  #append(req: CommitRequest): Sealed {
+    const task = req.body.task_id;
+    const prev = (this.#head.get(task)?.head_digest ?? null) as Digest | null;
+    const { receipt, text } = sealCanonical({ ...req.body, prev_receipt_digest: prev });
+    this.#insert.run(receipt.receipt_id, task, receipt.logical_effect_id, receipt.idempotency_key, receipt.tool, receipt.status, receipt.finished_at, receipt.digest, prev, text);
+    this.#advance.run(task, receipt.finished_at, receipt.digest);
+    if (req.effect) this.#effect.run(req.effect.state, receipt.receipt_id, receipt.finished_at, task, req.effect.key);
+    return { receipt_id: receipt.receipt_id, digest: receipt.digest, prev_receipt_digest: prev };
+  }
+
+  /** Appends a batch; one outcome per request, in order. */
+  append(reqs: readonly CommitRequest[]): Appended[] {
+    try {
+      return this.#many.immediate(reqs).map((sealed) => ({ ok: true as const, sealed }));
+    } catch (e) {
+      if (reqs.length === 1) return [failed(e)];
+      return reqs.map((r) => {
+        try {
+          return { ok: true as const, sealed: this.#one.immediate(r) };
+        } catch (err) {
+          return failed(err);
+        }
+      });
+    }
+  }
+}
+
+function failed(e: unknown): Appended {
+  const code = typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : null;
+  return { ok: false, code, message: e instanceof Error ? e.message : String(e) };
+}

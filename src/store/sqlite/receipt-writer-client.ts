@@ -1,0 +1,158 @@
+import { Worker } from 'node:worker_threads';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Receipt } from '../../protocol/index.js';
+import type { CommitRequest } from '../types.js';
+import type { WriteAnswer, WriterData, WriteRequest } from './receipt-writer.js';
+
+interface Pending {
+  readonly reqs: CommitRequest[];
+  readonly waiters: { resolve: (r: Receipt) => void; reject: (e: unknown) => void }[];
+}
+
+/**
+ * The writer module, as this one is loaded: the built .js, or under tsx (tests, development) the
+ * .ts source, in a worker that registers tsx first (a worker does not inherit `--import tsx`).
+ */
+function writerWorker(data: WriterData): Worker {
+  const ext = extname(fileURLToPath(import.meta.url));
+  const entry = new URL(`./receipt-writer${ext}`, import.meta.url);
+  if (ext !== '.ts') return new Worker(entry, { workerData: data });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); })`;
+  return new Worker(code, { eval: true, workerData: data });
+}
+
+/** A storage error from the writer, with its code (SQLITE_…, EIO, …) for storeFailure to type. */
+function writerError(code: string | null, message: string): Error {
+  return Object.assign(new Error(message), code === null ? {} : { code });
+}
+
+/**
+ * The event loop's side of the receipt writer (receipt-writer.ts). Commits asked for in one turn
+ * of the event loop go to the writer as one message at the end of the turn; each resolves, with
+ * the receipt as stored, once the writer's batch is committed and (durability `full`) synced.
+ * The worker is started on the first commit (a store opened to read starts none), holds the
+ * process open only while commits are pending, and a worker that dies fails what it had.
+ */
+export class ReceiptWriterClient {
+  readonly #data: WriterData;
+  #worker: Worker | null = null;
+  #failed: Error | null = null;
+  #nextId = 1;
+  #turn: Pending | null = null;
+  readonly #sent = new Map<number, Pending>();
+  #settled: (() => void)[] = [];
+  readonly #stats = { receipts: 0, batches: 0, syncs: 0 };
+  #lastBatch = 0;
+
+  constructor(data: WriterData) {
+    this.#data = data;
+  }
+
+  commit(req: CommitRequest): Promise<Receipt> {
+    if (this.#failed !== null) return Promise.reject(this.#failed);
+    return new Promise((resolve, reject) => {
+      if (this.#turn === null) {
+        this.#turn = { reqs: [], waiters: [] };
+        setImmediate(this.#send);
+      }
+      this.#turn.reqs.push(req);
+      this.#turn.waiters.push({ resolve, reject });
+    });
+  }
+
+  /** Resolves when no commit is pending (every receipt handed to the writer is answered). */
+  idle(): Promise<void> {
+    if (this.#turn === null && this.#sent.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#settled.push(resolve));
+  }
+
+  readonly #send = (): void => {
+    const turn = this.#turn;
+    this.#turn = null;
+    if (turn === null) return;
+    let worker: Worker;
+    try {
+      worker = this.#start();
+    } catch (e) {
+      this.#fail(e instanceof Error ? e : new Error(String(e)), [turn]);
+      return;
+    }
+    const id = this.#nextId++;
+    this.#sent.set(id, turn);
+    worker.ref();
+    worker.postMessage({ id, json: JSON.stringify(turn.reqs) } satisfies WriteRequest);
+  };
+
+  #start(): Worker {
+    if (this.#worker !== null) return this.#worker;
+    const worker = writerWorker(this.#data);
+    worker.unref();
+    worker.on('message', (a: WriteAnswer) => this.#answer(a));
+    worker.on('error', (e) => this.#fail(typeof (e as { code?: unknown }).code === 'string' ? e : writerError('EIO', `the receipt writer failed: ${e.message}`), [...this.#sent.values()]));
+    worker.on('exit', (code) => {
+      this.#worker = null;
+      if (this.#sent.size > 0) this.#fail(writerError('EIO', `the receipt writer exited (code ${code}) with commits pending`), [...this.#sent.values()]);
+    });
+    this.#worker = worker;
+    return worker;
+  }
+
+  /** Receipts answered, the writer's batches (transactions) they took, and the syncs: what group commit achieved. */
+  stats(): { readonly receipts: number; readonly batches: number; readonly syncs: number } {
+    return { ...this.#stats };
+  }
+
+  #answer(a: WriteAnswer): void {
+    const pending = this.#sent.get(a.id);
+    if (pending === undefined) return;
+    this.#sent.delete(a.id);
+    this.#stats.receipts += a.results.length;
+    if (a.batch !== this.#lastBatch) {
+      this.#lastBatch = a.batch;
+      this.#stats.batches++;
+      if (a.synced) this.#stats.syncs++;
+    }
+    pending.reqs.forEach((req, i) => {
+      const r = a.results[i];
+      const w = pending.waiters[i];
+      if (r === undefined || w === undefined) return;
+      if (!r.ok) {
+        w.reject(writerError(r.code, r.message));
+        return;
+      }
+      const { receipt_id, digest, prev_receipt_digest } = r.sealed;
+      w.resolve({ receipt_id, ...req.body, prev_receipt_digest, digest, replay: false } as Receipt);
+    });
+    this.#quiet();
+  }
+
+  #fail(e: Error, pending: Pending[]): void {
+    this.#failed = e;
+    for (const p of pending) for (const w of p.waiters) w.reject(e);
+    this.#sent.clear();
+    this.#quiet();
+  }
+
+  #quiet(): void {
+    if (this.#sent.size > 0 || this.#turn !== null) return;
+    this.#worker?.unref();
+    const settled = this.#settled;
+    this.#settled = [];
+    for (const s of settled) s();
+  }
+
+  /** Waits for pending commits, then stops the writer. */
+  async close(): Promise<void> {
+    await this.idle();
+    const worker = this.#worker;
+    if (worker === null) return;
+    this.#worker = null;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    // Held open until it has closed its connection (an unref'd worker would let the process end first).
+    worker.ref();
+    worker.postMessage('close');
+    await exited;
+  }
+}

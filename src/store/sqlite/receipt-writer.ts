@@ -1,0 +1,132 @@
+// The receipt writer: a worker thread with its own connection to the state database that seals
+// and appends receipts and makes them durable, so the event loop does neither. Sealing (the
+// canonical serialization and its sha256) and the insert were about half of the main thread's
+// work for a 4 KiB fs.read (bench/call-overhead); here they run on the other core.
+//
+// Group commit: every request that arrived while the previous batch was written and synced is
+// written in the next one (one IMMEDIATE transaction), then one fdatasync of the WAL covers the
+// batch; only then are its receipts answered. The transaction itself runs with
+// synchronous=NORMAL and the sync is ours, so the write lock is not held across the fsync (a
+// claim on the main connection waits for an insert, never for a disk flush). That is FULL's
+// guarantee: the WAL is append-only between checkpoints and checksummed in order, so after a
+// crash SQLite keeps the longest valid prefix, and a checkpoint syncs the WAL before copying it.
+// A failed sync poisons the writer: Linux may report a write-back error once and then forget it
+// (PostgreSQL's "fsyncgate"), so every later commit fails too.
+import { parentPort, workerData } from 'node:worker_threads';
+import { closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, openSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { CommitRequest } from '../types.js';
+import { ReceiptChain, type Appended } from './receipt-chain.js';
+
+export interface WriterData {
+  readonly path: string;
+  readonly durability: 'normal' | 'full';
+}
+
+/** main → writer: a batch of commit requests, as one JSON string (cheaper to post than objects). */
+export interface WriteRequest {
+  readonly id: number;
+  readonly json: string;
+}
+
+/** writer → main: one outcome per request of the batch, the batch's number and whether a sync covered it. */
+export interface WriteAnswer {
+  readonly id: number;
+  readonly results: readonly Appended[];
+  readonly batch: number;
+  readonly synced: boolean;
+}
+
+function failedAll(n: number, e: unknown): Appended[] {
+  const code = typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : null;
+  const message = e instanceof Error ? e.message : String(e);
+  return Array.from({ length: n }, () => ({ ok: false as const, code, message }));
+}
+
+class WalFile {
+  readonly #path: string;
+  #fd = -1;
+  #ino = -1;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  /** fdatasync of the current WAL file (reopened if it was replaced; its directory synced once per file). */
+  sync(): void {
+    const ino = statSync(this.#path).ino;
+    if (this.#fd < 0 || ino !== this.#ino) {
+      if (this.#fd >= 0) closeSync(this.#fd);
+      this.#fd = openSync(this.#path, constants.O_RDONLY);
+      this.#ino = fstatSync(this.#fd).ino;
+      const dir = openSync(dirname(this.#path), constants.O_RDONLY | constants.O_DIRECTORY);
+      try {
+        fsyncSync(dir);
+      } finally {
+        closeSync(dir);
+      }
+    }
+    fdatasyncSync(this.#fd);
+  }
+}
+
+function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
+  const db = new Database(data.path);
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  db.pragma('secure_delete = ON');
+  db.pragma('synchronous = NORMAL');
+  const chain = new ReceiptChain(db);
+  const wal = data.durability === 'full' ? new WalFile(`${data.path}-wal`) : null;
+  let poisoned: unknown = null;
+  let queue: WriteRequest[] = [];
+  let scheduled = false;
+  let batches = 0;
+
+  const flush = (): void => {
+    scheduled = false;
+    const batch = queue;
+    queue = [];
+    const reqs: CommitRequest[][] = batch.map((b) => JSON.parse(b.json) as CommitRequest[]);
+    const all = reqs.flat();
+    const batch_ = ++batches;
+    let synced = false;
+    let results: Appended[];
+    if (poisoned !== null) results = failedAll(all.length, poisoned);
+    else {
+      results = chain.append(all);
+      if (wal !== null && results.some((r) => r.ok)) {
+        try {
+          wal.sync();
+          synced = true;
+        } catch (e) {
+          poisoned = e;
+          results = failedAll(all.length, e);
+        }
+      }
+    }
+    let at = 0;
+    for (let i = 0; i < batch.length; i++) {
+      const n = (reqs[i] as CommitRequest[]).length;
+      port.postMessage({ id: (batch[i] as WriteRequest).id, results: results.slice(at, at + n), batch: batch_, synced } satisfies WriteAnswer);
+      at += n;
+    }
+  };
+
+  port.on('message', (m: WriteRequest | 'close') => {
+    if (m === 'close') {
+      if (queue.length > 0) flush();
+      db.close();
+      port.close();
+      return;
+    }
+    queue.push(m);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  });
+}
+
+if (parentPort !== null) main(parentPort, workerData as WriterData);
