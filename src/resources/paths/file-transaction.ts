@@ -47,16 +47,17 @@ export function asToolgateError(e: unknown, path: string): ToolgateError {
 }
 
 /**
- * `beforeCommit` runs after the new contents are staged and while they are being synced (so its
- * own fsync, e.g. of the preimages, shares the journal commit); if it throws, nothing is applied.
+ * `beforeCommit` runs after the new contents are staged and while they are being synced, and
+ * ends before the first entry moves: what must be durable before the effect (the intent, the
+ * preimages) is made so in the same round of syncs instead of one more. If it throws, nothing is applied.
  */
-export async function applyAllOrNothing(changes: readonly FileChange[], beforeCommit?: () => void): Promise<TransactionResult> {
+export async function applyAllOrNothing(changes: readonly FileChange[], beforeCommit?: () => void | Promise<void>): Promise<TransactionResult> {
   const staged: (StagedFile | null)[] = [];
   try {
     for (const c of changes) staged.push(c.after ? stageFile(c.site.dirfd, c.after) : null);
     const syncing = syncStaged(staged.filter((s): s is StagedFile => s !== null));
     try {
-      beforeCommit?.();
+      await beforeCommit?.();
     } finally {
       await syncing;
     }
