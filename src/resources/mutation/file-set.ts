@@ -39,14 +39,24 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
     before: p.target.current,
     after: p.after,
   }));
-  // Durable before the first byte moves: what reconcile compares the workspace with after a crash.
-  await ctx.markSent(fileSetIntentOf(changes, bundle.digest()));
-  sent.value = true;
-  // The preimages become durable while the staged files sync, and before the first rename.
-  const tx = await applyAllOrNothing(txChanges, () => {
+  // The intent (what reconcile compares the workspace with after a crash) and the preimages
+  // become durable while the staged files sync, and before the first entry moves: one round of
+  // syncs instead of two. A crash before the intent leaves only staged temporary files, which the
+  // next runtime open sweeps; the call is then claimed and not sent, so a retry runs.
+  const intent = { failure: null as { readonly error: unknown } | null };
+  const tx = await applyAllOrNothing(txChanges, async () => {
+    try {
+      await ctx.markSent(fileSetIntentOf(changes, bundle.digest()));
+    } catch (e) {
+      intent.failure = { error: e };
+      throw e;
+    }
+    sent.value = true;
     const ref = bundle.seal(ctx.artifacts, `preimages:${plans.length === 1 ? plans[0]?.target.path : `${plans.length} files`}`);
     if (ref) artifacts.push(ref);
   });
+  // A store that could not record the intent is the runtime's failure to report, as before.
+  if (intent.failure) throw intent.failure.error;
   if (tx.ok) return { ok: true, revision: await ctx.revision.advance(), changes, artifacts };
 
   const touched = tx.applied.length + tx.restored.length > 0;

@@ -16,6 +16,7 @@ import {
   type LeafState,
   type StagedFile,
 } from './atomic-replace.js';
+import { holdEntry, releaseHeld } from './held-inodes.js';
 
 export interface FileChange {
   /** `expected` is the entry's state when it was checked. */
@@ -46,16 +47,17 @@ export function asToolgateError(e: unknown, path: string): ToolgateError {
 }
 
 /**
- * `beforeCommit` runs after the new contents are staged and while they are being synced (so its
- * own fsync, e.g. of the preimages, shares the journal commit); if it throws, nothing is applied.
+ * `beforeCommit` runs after the new contents are staged and while they are being synced, and
+ * ends before the first entry moves: what must be durable before the effect (the intent, the
+ * preimages) is made so in the same round of syncs instead of one more. If it throws, nothing is applied.
  */
-export async function applyAllOrNothing(changes: readonly FileChange[], beforeCommit?: () => void): Promise<TransactionResult> {
+export async function applyAllOrNothing(changes: readonly FileChange[], beforeCommit?: () => void | Promise<void>): Promise<TransactionResult> {
   const staged: (StagedFile | null)[] = [];
   try {
     for (const c of changes) staged.push(c.after ? stageFile(c.site.dirfd, c.after) : null);
     const syncing = syncStaged(staged.filter((s): s is StagedFile => s !== null));
     try {
-      beforeCommit?.();
+      await beforeCommit?.();
     } finally {
       await syncing;
     }
@@ -72,10 +74,15 @@ export async function applyAllOrNothing(changes: readonly FileChange[], beforeCo
   }
 
   const done: { change: FileChange; site: EffectSite }[] = [];
+  // Replaced and removed files are freed off the event loop, while the directories sync.
+  const held: number[] = [];
   for (let i = 0; i < changes.length; i++) {
     const c = changes[i] as FileChange;
     const s = staged[i] ?? null;
     try {
+      const { expected } = c.site;
+      const fd = expected.kind === 'file' ? holdEntry(c.site.dirfd, c.site.name, expected) : null;
+      if (fd !== null) held.push(fd);
       if (s) commitStaged(c.site, s.tmp);
       else removeAtSite(c.site);
       let now: LeafState;
@@ -90,7 +97,7 @@ export async function applyAllOrNothing(changes: readonly FileChange[], beforeCo
         const t = staged[j];
         if (t) discardTemp((changes[j] as FileChange).site.dirfd, t.tmp);
       }
-      const { restored, unrestored } = await rollBack(done);
+      const [{ restored, unrestored }] = await Promise.all([rollBack(done), releaseHeld(held)]);
       return {
         ok: false,
         error: asToolgateError(e, c.site.path),
@@ -101,7 +108,7 @@ export async function applyAllOrNothing(changes: readonly FileChange[], beforeCo
       };
     }
   }
-  await syncDirectories(changes.map((c) => c.site.dirfd));
+  await Promise.all([syncDirectories(changes.map((c) => c.site.dirfd)), releaseHeld(held)]);
   return { ok: true, applied: changes.map((c) => c.site.path) };
 }
 
