@@ -28,7 +28,36 @@ function traced(durability: 'default' | 'normal'): { t: Traced; cleanup: () => v
     timeout: 120_000,
   });
   assert.equal(r.status, 0, r.stderr);
-  return { t: { stdout: r.stdout, lines: readFileSync(out, 'utf8').split('\n') }, cleanup: d.cleanup };
+  return { t: { stdout: r.stdout, lines: joinResumed(readFileSync(out, 'utf8').split('\n')) }, cleanup: d.cleanup };
+}
+
+/**
+ * strace -f splits a system call that another thread interrupted into `call(args <unfinished ...>`
+ * and `<... call resumed>rest`: each is joined into one line, placed where the call returned.
+ */
+function joinResumed(lines: readonly string[]): string[] {
+  const pending = new Map<string, string>();
+  const out: string[] = [];
+  for (const line of lines) {
+    const m = /^(\d+)\s+(.*)$/.exec(line);
+    if (!m) {
+      out.push(line);
+      continue;
+    }
+    const [, pid, text] = m as unknown as [string, string, string];
+    if (text.endsWith(' <unfinished ...>')) {
+      pending.set(pid, text.slice(0, -' <unfinished ...>'.length));
+      continue;
+    }
+    const resumed = /^<\.\.\. \w+ resumed>(.*)$/.exec(text);
+    if (resumed && pending.has(pid)) {
+      out.push(`${pid}  ${pending.get(pid)}${resumed[1]}`);
+      pending.delete(pid);
+      continue;
+    }
+    out.push(line);
+  }
+  return out;
 }
 
 /** For the calls between CALL and RETURNED: WAL writes, and WAL fsyncs after the last write. */

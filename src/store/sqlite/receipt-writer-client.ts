@@ -8,6 +8,8 @@ import type { WriteAnswer, WriterData, WriteRequest } from './receipt-writer.js'
 interface Pending {
   readonly reqs: CommitRequest[];
   readonly waiters: { resolve: (r: Receipt) => void; reject: (e: unknown) => void }[];
+  /** Callers of sync() in this turn: answered after the batch's sync. */
+  readonly syncs: { resolve: () => void; reject: (e: unknown) => void }[];
 }
 
 /**
@@ -32,8 +34,8 @@ function writerError(code: string | null, message: string): Error {
  * The event loop's side of the receipt writer (receipt-writer.ts). Commits asked for in one turn
  * of the event loop go to the writer as one message at the end of the turn; each resolves, with
  * the receipt as stored, once the writer's batch is committed and (durability `full`) synced.
- * The worker is started on the first commit (a store opened to read starts none), holds the
- * process open only while commits are pending, and a worker that dies fails what it had.
+ * The worker is started by `warm` (the store does when it opens) or on the first commit, holds
+ * the process open only while commits are pending, and a worker that dies fails what it had.
  */
 export class ReceiptWriterClient {
   readonly #data: WriterData;
@@ -54,11 +56,41 @@ export class ReceiptWriterClient {
     if (this.#failed !== null) return Promise.reject(this.#failed);
     return new Promise((resolve, reject) => {
       if (this.#turn === null) {
-        this.#turn = { reqs: [], waiters: [] };
+        this.#turn = { reqs: [], waiters: [], syncs: [] };
         setImmediate(this.#send);
       }
       this.#turn.reqs.push(req);
       this.#turn.waiters.push({ resolve, reject });
+    });
+  }
+
+  /**
+   * Starts the writer now, so that the first receipt or intent does not wait for the thread to
+   * boot (tens of ms, more under tsx): a call's deadline covers that wait.
+   */
+  warm(): void {
+    if (this.#failed !== null) return;
+    try {
+      this.#start();
+    } catch (e) {
+      this.#failed = e instanceof Error ? e : new Error(String(e));
+    }
+  }
+
+  /**
+   * Resolves once a sync of the WAL that started after this call has finished (durability
+   * `full`; at once with `normal`): what was written on the main connection without its own
+   * fsync is then durable. Joins the turn's batch like a commit.
+   */
+  sync(): Promise<void> {
+    if (this.#data.durability === 'normal') return Promise.resolve();
+    if (this.#failed !== null) return Promise.reject(this.#failed);
+    return new Promise((resolve, reject) => {
+      if (this.#turn === null) {
+        this.#turn = { reqs: [], waiters: [], syncs: [] };
+        setImmediate(this.#send);
+      }
+      this.#turn.syncs.push({ resolve, reject });
     });
   }
 
@@ -82,7 +114,7 @@ export class ReceiptWriterClient {
     const id = this.#nextId++;
     this.#sent.set(id, turn);
     worker.ref();
-    worker.postMessage({ id, json: JSON.stringify(turn.reqs) } satisfies WriteRequest);
+    worker.postMessage({ id, json: JSON.stringify(turn.reqs), sync: turn.syncs.length > 0 } satisfies WriteRequest);
   };
 
   #start(): Worker {
@@ -125,12 +157,16 @@ export class ReceiptWriterClient {
       const { receipt_id, digest, prev_receipt_digest } = r.sealed;
       w.resolve({ receipt_id, ...req.body, prev_receipt_digest, digest, replay: false } as Receipt);
     });
+    for (const s of pending.syncs) {
+      if (a.synced) s.resolve();
+      else s.reject(writerError(a.syncError?.code ?? 'EIO', a.syncError?.message ?? 'the WAL was not synced'));
+    }
     this.#quiet();
   }
 
   #fail(e: Error, pending: Pending[]): void {
     this.#failed = e;
-    for (const p of pending) for (const w of p.waiters) w.reject(e);
+    for (const p of pending) for (const w of [...p.waiters, ...p.syncs]) w.reject(e);
     this.#sent.clear();
     this.#quiet();
   }

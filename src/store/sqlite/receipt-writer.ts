@@ -28,6 +28,8 @@ export interface WriterData {
 export interface WriteRequest {
   readonly id: number;
   readonly json: string;
+  /** A caller waits for a sync of the WAL even if no commit of the batch succeeds (markSent's intent row). */
+  readonly sync: boolean;
 }
 
 /** writer → main: one outcome per request of the batch, the batch's number and whether a sync covered it. */
@@ -36,6 +38,8 @@ export interface WriteAnswer {
   readonly results: readonly Appended[];
   readonly batch: number;
   readonly synced: boolean;
+  /** Why the batch was not synced, when it should have been. */
+  readonly syncError: { readonly code: string | null; readonly message: string } | null;
 }
 
 function failedAll(n: number, e: unknown): Appended[] {
@@ -95,8 +99,8 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
     let results: Appended[];
     if (poisoned !== null) results = failedAll(all.length, poisoned);
     else {
-      results = chain.append(all);
-      if (wal !== null && results.some((r) => r.ok)) {
+      results = all.length > 0 ? chain.append(all) : [];
+      if (wal !== null && (batch.some((b) => b.sync) || results.some((r) => r.ok))) {
         try {
           wal.sync();
           synced = true;
@@ -106,10 +110,11 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
         }
       }
     }
+    const syncError = synced || wal === null ? null : (failedAll(1, poisoned ?? new Error('the WAL was not synced'))[0] as { code: string | null; message: string });
     let at = 0;
     for (let i = 0; i < batch.length; i++) {
       const n = (reqs[i] as CommitRequest[]).length;
-      port.postMessage({ id: (batch[i] as WriteRequest).id, results: results.slice(at, at + n), batch: batch_, synced } satisfies WriteAnswer);
+      port.postMessage({ id: (batch[i] as WriteRequest).id, results: results.slice(at, at + n), batch: batch_, synced, syncError } satisfies WriteAnswer);
       at += n;
     }
   };

@@ -55,6 +55,8 @@ export class SqliteStore implements Store {
   readonly #dir: string;
   /** Seals, appends and syncs receipts on a worker thread (receipt-writer.ts). */
   readonly #writer: ReceiptWriterClient;
+  /** Runs a write transaction without SQLite's own fsync (durability full: a writer sync covers it). */
+  readonly #relaxed: <T>(run: () => T) => T;
 
   constructor(opts: SqliteStoreOptions) {
     this.#dir = opts.dir;
@@ -80,13 +82,14 @@ export class SqliteStore implements Store {
       }
     });
     this.#writer = new ReceiptWriterClient({ path: this.path, durability: opts.durability === 'normal' ? 'normal' : 'full' });
+    this.#writer.warm();
     this.#receipts = new ReceiptTable(this.db);
     this.#effects = new EffectTable(this.db, this.owner);
     const db = this.db;
     const full = opts.durability !== 'normal';
     // A budget settle or release is always followed by its call's receipt, whose sync (the
     // writer's fdatasync of the WAL, after this write) makes it durable too: no fsync of its own.
-    const relaxed = <T>(run: () => T): T => {
+    const relaxed = (this.#relaxed = <T>(run: () => T): T => {
       if (!full) return run();
       db.exec('PRAGMA synchronous = NORMAL'); // exec: SQLite applies this pragma when prepared, not when run
       try {
@@ -94,7 +97,7 @@ export class SqliteStore implements Store {
       } finally {
         db.exec('PRAGMA synchronous = FULL');
       }
-    };
+    });
     ({ grants: this.grants, approvals: this.approvals, budgets: this.budgets, denials: this.denials } = sqlitePolicyStores(db, relaxed));
     this.#task = this.db.prepare(`SELECT task_id, registry_revision, created_at FROM tasks WHERE task_id = ?`);
     this.#manifest = this.db.prepare(`SELECT manifest FROM registry_revisions WHERE revision = ?`);
@@ -126,11 +129,12 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * What a read hands on must be durable: a receipt (or an effect record it completed) written
-   * but not yet synced is visible to this connection before its own call may return it.
+   * A receipt a read hands on must be durable: one the writer has written but not yet synced is
+   * already visible to this connection. Only such reads wait (until no commit is pending); the
+   * others do not, so that a call's examine stage never waits on another call's receipt.
    */
-  async #durable<T>(value: T): Promise<T> {
-    await this.#writer.idle();
+  async #durable<T>(value: T, handsOnReceipt: (v: T) => boolean = () => true): Promise<T> {
+    if (handsOnReceipt(value)) await this.#writer.idle();
     return value;
   }
 
@@ -151,21 +155,27 @@ export class SqliteStore implements Store {
     return this.#guard('read the revision', () => (this.#revision.get() as { revision: number }).revision);
   }
   async advanceRevision(): Promise<number> {
-    return this.#guard('advance the revision', () => this.#advance.immediate());
+    // No fsync of its own: the call that moved the workspace commits its receipt next, whose sync covers this.
+    return this.#guard('advance the revision', () => this.#relaxed(() => this.#advance.immediate()));
   }
 
   // EffectStore
   async findEffect(task: TaskId, key: string): Promise<EffectRecord | undefined> {
-    return this.#durable(this.#guard('read the effect record', () => this.#effects.find(task, key)));
+    return this.#durable(this.#guard('read the effect record', () => this.#effects.find(task, key)), (r) => r?.state === 'completed');
   }
   async inspect(req: ClaimRequest): Promise<ClaimResult> {
-    return this.#durable(this.#guard('examine the effect record', () => this.#effects.inspect(req)));
+    return this.#durable(this.#guard('examine the effect record', () => this.#effects.inspect(req)), (r) => r.kind === 'replay');
   }
   async claim(req: ClaimRequest): Promise<ClaimResult> {
-    return this.#durable(this.#guard('record the intent', () => this.#effects.claim(req)));
+    // A claim needs no fsync of its own: nothing is sent before markSent, whose sync covers it
+    // (a claim lost with the power is a call that never started, and its retry runs).
+    return this.#durable(this.#guard('record the intent', () => this.#relaxed(() => this.#effects.claim(req))), (r) => r.kind === 'replay');
   }
   async markSent(task: TaskId, key: string, intent: EffectIntent | null): Promise<void> {
-    this.#guard('record that the effect is sent', () => this.#effects.markSent(task, key, intent));
+    // The intent is durable before the tool may start its effect; the fsync runs on the receipt
+    // writer's thread (with any receipts of the moment), not on the event loop.
+    this.#guard('record that the effect is sent', () => this.#relaxed(() => this.#effects.markSent(task, key, intent)));
+    await this.#writer.sync().catch((e: unknown) => Promise.reject(storeFailure(e, 'record that the effect is sent', this.#dir)));
   }
   async settle(task: TaskId, key: string, state: 'released' | 'ambiguous' | 'completed'): Promise<void> {
     this.#guard('settle the effect record', () => this.#effects.settle(task, key, state));
@@ -180,7 +190,7 @@ export class SqliteStore implements Store {
     return this.#guard('list effect records', () => this.#effects.listUnsettled());
   }
   async takeOver(task: TaskId, key: string): Promise<TakeOver> {
-    return this.#durable(this.#guard('take over the effect record', () => this.#effects.takeOver(task, key)));
+    return this.#durable(this.#guard('take over the effect record', () => this.#effects.takeOver(task, key)), (r) => r.kind !== 'absent' && r.record.state === 'completed');
   }
 
   /** What group commit achieved so far (tests, benchmarks): receipts, the writer's transactions, its WAL syncs. */
