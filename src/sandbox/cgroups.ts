@@ -1,4 +1,4 @@
-import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmdirSync, writeFileSync, writeSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmdirSync, write, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -104,6 +104,9 @@ export class SandboxCgroups {
   readonly #dirs: Partial<Record<Controller, string>>;
   /** Each group's cgroup.procs, opened at creation (close-on-exec): a join is one write(2) each. */
   #procs: number[] | null = null;
+  /** Joins in flight on #procs, and whether they are to be closed when none is. */
+  #writing = 0;
+  #closing = false;
 
   private constructor(dirs: Partial<Record<Controller, string>>) {
     this.#dirs = dirs;
@@ -155,22 +158,33 @@ export class SandboxCgroups {
   }
 
   /**
-   * Moves a running process (the wrapper waiting at its gate, or shell.session's init held by
-   * bubblewrap's block fd) into every group: one write(2) per group on the descriptors opened at
-   * creation, done at once rather than through the thread pool, where three open/write/close
-   * round trips queued behind other work took 1.5 ms (idle) to 6 ms (loaded) in bench/exec. A
-   * cgroup v1 migration may wait for an RCU grace period; measured here: 0.05 ms median for
-   * the three, a few ms at worst.
+   * Moves a running process (the sandbox's init, held by bubblewrap's block fd) into every
+   * group: one write(2) per group, in parallel, on the descriptors opened at creation. A cgroup
+   * v1 migration waits for an RCU grace period (0.05 ms idle, 10 ms and more under load), so it
+   * stays off the event loop and overlaps bubblewrap's mount setup. (Three fs/promises
+   * open/write/close round trips per group took 1.5 ms idle, 6 ms under load in bench/exec.)
    */
   join(pid: number): Promise<void> {
-    try {
-      if (this.#procs === null) throw new Error('the sandbox cgroups were removed');
-      const line = String(pid);
-      for (const fd of this.#procs) writeSync(fd, line);
-      return Promise.resolve();
-    } catch (e) {
-      return Promise.reject(e as Error);
-    }
+    const fds = this.#procs;
+    if (fds === null || this.#closing) return Promise.reject(new Error('the sandbox cgroups were removed'));
+    const line = String(pid);
+    this.#writing++;
+    const one = (fd: number): Promise<void> => new Promise((resolve, reject) => write(fd, line, (e) => (e ? reject(e) : resolve())));
+    const settle = (): void => {
+      if (--this.#writing === 0 && this.#closing) this.#closeProcs();
+    };
+    return Promise.all(fds.map(one)).then(settle, (e: unknown) => {
+      settle();
+      throw e;
+    });
+  }
+
+  /** Closes the cgroup.procs descriptors, once no write is in flight on them (a closed fd may be reused). */
+  #closeProcs(): void {
+    this.#closing = true;
+    if (this.#writing > 0) return;
+    for (const fd of this.#procs ?? []) closeSync(fd);
+    this.#procs = null;
   }
 
   /** Every process in the sandbox (pids, or any controller's group), by host pid. */
@@ -210,8 +224,7 @@ export class SandboxCgroups {
 
   /** Removes every group; false while any still holds a process. */
   remove(): boolean {
-    for (const fd of this.#procs ?? []) closeSync(fd);
-    this.#procs = null;
+    this.#closeProcs();
     let ok = true;
     for (const [c, dir] of Object.entries(this.#dirs) as [Controller, string][]) {
       try {

@@ -242,7 +242,7 @@ export class Sandbox {
 
     let cgroups: SandboxCgroups | null;
     try {
-      cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + (level === 'bwrap' ? 2 : 0), this.#o.measure ?? true, user.uid === self.uid ? null : user) : null;
+      cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + (level === 'bwrap' ? 1 : 0), this.#o.measure ?? true, user.uid === self.uid ? null : user) : null;
     } catch (e) {
       lease?.release();
       throw e;
@@ -253,16 +253,17 @@ export class Sandbox {
         : { ...inForce, processes: { value: limits.processes, enforced_by: user.uid === 0 ? 'none' : 'rlimit', note: 'the pids cgroup could not be created for this run' } };
     try {
       // With a pids cgroup, RLIMIT_NPROC would only add its flaw: it counts the uid's other processes.
-      const script = wrapperScript(shell, limits, h.strayFds, { keepShlvl: 'SHLVL' in env, nproc: !cgroups?.capsPids, lastOwnFd: level === 'bwrap' ? 4 : 2, ...(level === 'bwrap' ? { gateFd: 4 } : {}) });
-      // Under bubblewrap the supervisor moves the wrapper into the cgroups while the shell starts
-      // (the wrapper waits at its gate, then execs bubblewrap inside them); without it the wrapper
-      // joins itself before it execs the command.
+      const script = wrapperScript(shell, limits, h.strayFds, { keepShlvl: 'SHLVL' in env, nproc: !cgroups?.capsPids, lastOwnFd: level === 'bwrap' ? 4 : 2 });
+      // Under bubblewrap the init joins while bubblewrap mounts (see SandboxCgroups.join; joining
+      // the wrapper before bubblewrap starts instead measured slower under load: the migration's
+      // RCU grace period then precedes the mounts); without it the wrapper joins before it execs
+      // the command.
       const procs = level === 'process' ? (cgroups?.procsFiles ?? []) : [];
       const tail =
         level === 'bwrap'
           ? [
               h.bwrap as string,
-              ...bwrapArgs(profile, 3),
+              ...bwrapArgs(profile, 3, 4),
               // bash's `exec` re-exports SHLVL even after `unset`; only named variables may pass.
               ...('SHLVL' in env ? [] : ['--unsetenv', 'SHLVL']),
               '--',
@@ -290,7 +291,7 @@ export class Sandbox {
         openArtifact: req.openArtifact ?? null,
         onChunk: req.onChunk,
         onSpawn: req.onSpawn,
-        joinWrapper: level === 'bwrap' && cgroups ? (pid) => cgroups.join(pid) : null,
+        joinInit: level === 'bwrap' && cgroups ? (pid) => cgroups.join(pid) : null,
       });
       const cpu = cgroups?.cpuMs() ?? null;
       const peak = cgroups?.peakMemory() ?? null;

@@ -42,11 +42,10 @@ export interface SuperviseSpec {
   readonly openArtifact: ((stream: StreamName) => ArtifactWriter) | null;
   readonly onChunk: ((c: OutputChunk) => void) | undefined;
   /**
-   * bubblewrap only: the wrapper waits on fd 4 (its gate, see wrapperScript) until this resolves
-   * for the wrapper's pid (joining the cgroups), then execs bubblewrap, whose processes are born
-   * inside them. Runs while the wrapper shell starts. A rejection ends the run as spawn_failed.
+   * bubblewrap only: bubblewrap waits on fd 4 until this resolves for its init (joining the
+   * cgroups); a rejection ends the run as spawn_failed.
    */
-  readonly joinWrapper: ((pid: number) => Promise<void>) | null;
+  readonly joinInit: ((pid: number) => Promise<void>) | null;
   /** Called right before the spawn, never when the call was cancelled first. */
   readonly onSpawn: (() => void | Promise<void>) | undefined;
 }
@@ -189,21 +188,19 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
     }
     const streamsClosed = Promise.all([closed(proc.stdout), closed(proc.stderr)]);
 
-    // Lets the wrapper exec bubblewrap once it is in the cgroups.
-    if (spec.mode === 'bwrap') {
-      const gate = proc.stdio[4] as Writable | null;
-      gate?.on('error', () => {}); // the wrapper already gone
-      const open = (): void => {
-        if (stopReason === null) gate?.end('go\n');
-        else gate?.end(); // EOF: the wrapper exits without starting bubblewrap
+    // Lets bubblewrap start the command once its init is in the cgroups.
+    const release = (pid: number): void => {
+      const block = proc.stdio[4] as Writable | null;
+      block?.on('error', () => {}); // bubblewrap already gone
+      const go = (): void => {
+        if (stopReason === null) block?.end('x');
       };
-      if (!spec.joinWrapper || proc.pid === undefined) open();
-      else
-        spec.joinWrapper(proc.pid).then(open, (e: unknown) => {
-          joinFailed = `the sandbox could not join its cgroups: ${(e as Error).message}`;
-          killHard();
-        });
-    }
+      if (!spec.joinInit) return go();
+      spec.joinInit(pid).then(go, (e: unknown) => {
+        joinFailed = `the sandbox could not join its cgroups: ${(e as Error).message}`;
+        killHard();
+      });
+    };
     if (spec.mode === 'bwrap') {
       let info = '';
       const infoStream = proc.stdio[3] as Readable | null;
@@ -216,6 +213,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
           if (typeof pid === 'number' && stat) {
             init = { pid, start: stat.start };
             if (stopReason !== null) terminate();
+            else release(pid);
           }
         } catch {
           // not the whole document yet

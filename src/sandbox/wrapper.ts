@@ -88,18 +88,7 @@ export function wrapperScript(
   shell: WrapperShell,
   limits: ResourceLimits,
   strayFds: readonly number[],
-  o: {
-    keepShlvl: boolean;
-    nproc: boolean;
-    /** Highest fd that is the supervisor's own pipe. */
-    lastOwnFd: number;
-    /**
-     * A pipe from the supervisor: the wrapper waits for `go` on it before it execs (and closes it
-     * first, so nothing after inherits it). The supervisor moves the wrapper into the sandbox's
-     * cgroups meanwhile, while the shell starts: whatever the wrapper execs is born inside them.
-     */
-    gateFd?: number;
-  },
+  o: { keepShlvl: boolean; nproc: boolean; /** Highest fd that is the supervisor's own pipe. */ lastOwnFd: number },
 ): string {
   const lines = [
     // bash exports SHLVL on its own; only named variables may reach the command.
@@ -112,8 +101,7 @@ export function wrapperScript(
     `ulimit -n ${limits.open_files} || exit 125`,
     ...(o.nproc ? [`ulimit ${shell.nprocFlag} ${limits.processes} || exit 125`] : []),
   ];
-  if (o.gateFd !== undefined) lines.push(`IFS= read -r go <&${o.gateFd} && [ "$go" = go ] || exit 125`);
-  const closable = [...(o.gateFd !== undefined ? [o.gateFd] : []), ...strayFds.filter((fd) => fd > o.lastOwnFd && (fd <= 9 || shell.closesHighFds))];
+  const closable = strayFds.filter((fd) => fd > o.lastOwnFd && (fd <= 9 || shell.closesHighFds));
   if (closable.length > 0) lines.push(`exec ${closable.map((fd) => `${fd}>&-`).join(' ')}`);
   lines.push('exec "$@"');
   return lines.join('\n');
