@@ -9,7 +9,7 @@ export type { ExitReason, OutputChunk } from './supervise.js';
 export { sandboxDoctor, type DoctorCheck } from './doctor.js';
 export { resolveCommand, shellQuote } from './command.js';
 export type { Host } from './host.js';
-export { scanWorkspace, NO_WORKSPACE_MOUNTS, DEFAULT_SCAN_LIMITS, type WorkspaceMounts, type ScanLimits, type ScanOptions } from './workspace-scan.js';
+export { scanWorkspace, ScanCache, NO_WORKSPACE_MOUNTS, DEFAULT_SCAN_LIMITS, type WorkspaceMounts, type ScanLimits, type ScanOptions } from './workspace-scan.js';
 export { isPlaceholder } from './placeholder.js';
 export { gitInSandbox } from './confined-git.js';
 export { CREDENTIAL_STORES, DEFAULT_TOOLCHAINS, checkToolchainConfig, resolveToolchains, type Toolchain, type ToolchainConfig } from './toolchains.js';

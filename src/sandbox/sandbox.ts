@@ -14,7 +14,7 @@ import { wrapperScript, type WrapperShell } from './wrapper.js';
 import { installHint, SYSTEM_PACKAGES } from './install-hint.js';
 import { holdAbsentPaths, sweepAbandonedPlaceholders, type PlaceholderLease } from './placeholder.js';
 import { checkToolchainConfig, resolveToolchains, withToolchainEnv, type ToolchainConfig } from './toolchains.js';
-import { NO_WORKSPACE_MOUNTS, scanWorkspace, type ScanLimits, type WorkspaceMounts } from './workspace-scan.js';
+import { NO_WORKSPACE_MOUNTS, ScanCache, scanWorkspace, type ScanLimits, type WorkspaceMounts } from './workspace-scan.js';
 
 /** Top-level entries the host obeys later: held by a placeholder while a writable run lasts, when absent. */
 export const HOST_CODE_ENTRIES: readonly string[] = [...DEFAULT_PROTECTED_DIRS, ...DEFAULT_PROTECTED_FILES];
@@ -135,9 +135,13 @@ const emptyStream: StreamSummary = { preview: '', bytes: 0, omitted_bytes: 0, li
 export class Sandbox {
   readonly #o: SandboxOptions;
   #host: Host | null = null;
+  readonly #classify: (relPath: string) => PathClass;
+  /** The workspace scan's results of unchanged directories, reused from run to run. */
+  readonly #scanCache = new ScanCache();
 
   constructor(o: SandboxOptions) {
     this.#o = o;
+    this.#classify = o.classify ?? ((c) => (rel: string) => c.classify(rel))(new PathClassifier());
     checkToolchainConfig(o.toolchains ?? {}, o.homes ?? defaultHomes());
     // A runtime killed mid-run leaves its placeholders; the next one on this workspace clears them.
     sweepAbandonedPlaceholders(HOST_CODE_ENTRIES.map((rel) => join(o.workspace, rel)));
@@ -250,8 +254,10 @@ export class Sandbox {
     try {
       // With a pids cgroup, RLIMIT_NPROC would only add its flaw: it counts the uid's other processes.
       const script = wrapperScript(shell, limits, h.strayFds, { keepShlvl: 'SHLVL' in env, nproc: !cgroups?.capsPids, lastOwnFd: level === 'bwrap' ? 4 : 2 });
-      // Under bubblewrap the init joins while bubblewrap mounts (see SandboxCgroups.join); without
-      // it the wrapper joins before it execs the command.
+      // Under bubblewrap the init joins while bubblewrap mounts (see SandboxCgroups.join; joining
+      // the wrapper before bubblewrap starts instead measured slower under load: the migration's
+      // RCU grace period then precedes the mounts); without it the wrapper joins before it execs
+      // the command.
       const procs = level === 'process' ? (cgroups?.procsFiles ?? []) : [];
       const tail =
         level === 'bwrap'
@@ -305,8 +311,7 @@ export class Sandbox {
 
   /** The scan's mounts, with the placeholders of absent host-code entries masked like secrets (shell.session re-scans with it). */
   workspaceMounts(user: { uid: number; gid: number }, placeholders: readonly string[]): WorkspaceMounts {
-    const classify = this.#o.classify ?? ((c) => (rel: string) => c.classify(rel))(new PathClassifier());
-    const m = scanWorkspace(this.#o.workspace, { classify, user, ...(this.#o.scanLimits ? { limits: this.#o.scanLimits } : {}) });
+    const m = scanWorkspace(this.#o.workspace, { classify: this.#classify, user, cache: this.#scanCache, ...(this.#o.scanLimits ? { limits: this.#o.scanLimits } : {}) });
     if (!placeholders.length) return m;
     // Masked rather than bound onto itself: an empty `.git` file would be a broken gitfile to
     // git inside, a device is skipped (as if absent).

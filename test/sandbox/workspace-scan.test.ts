@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PathClassifier } from '../../src/resources/index.js';
-import { Sandbox, scanWorkspace } from '../../src/sandbox/index.js';
+import { Sandbox, ScanCache, scanWorkspace } from '../../src/sandbox/index.js';
 import { BASE_ENV, tempWorkspace } from './fixtures.js';
 
 const ROOT = { uid: 0, gid: 0 };
@@ -51,6 +51,45 @@ test("run as the workspace's owner, secrets are masked where it can walk and a d
     assert.equal(r.stdout.preview, `${uid}\ndone\n`);
     assert.match(r.stderr.preview, /a\/\.env: Permission denied/);
     assert.match(r.stderr.preview, /closed\/\.env: Permission denied/);
+  } finally {
+    ws.remove();
+  }
+});
+
+const sorted = (m: { readOnly: readonly string[]; maskFiles: readonly string[]; maskDirs: readonly string[] }) => ({ readOnly: [...m.readOnly].sort(), maskFiles: [...m.maskFiles].sort(), maskDirs: [...m.maskDirs].sort() });
+
+test('a cached scan finds what an uncached one finds, and sees every entry added, removed or replaced since', async () => {
+  const ws = tempWorkspace('tg-scan-cache-');
+  try {
+    mkdirSync(join(ws.dir, 'src', 'deep'), { recursive: true });
+    mkdirSync(join(ws.dir, 'cfg'), { recursive: true });
+    writeFileSync(join(ws.dir, 'src', 'a.ts'), '');
+    writeFileSync(join(ws.dir, 'cfg', '.env'), 's');
+    const cache = new ScanCache();
+    const scan = () => sorted(scanWorkspace(ws.dir, { classify, user: ROOT, cache }));
+    const fresh = () => sorted(scanWorkspace(ws.dir, { classify, user: ROOT }));
+    // Directories changed within the last second are read again each time (coarse file times).
+    assert.deepEqual(scan(), fresh());
+    assert.equal(cache.size, 0, 'every directory was just made: none is kept');
+    await new Promise((r) => setTimeout(r, 1_100));
+    assert.deepEqual(scan(), fresh());
+    assert.equal(cache.size, 4, 'the root, src, src/deep and cfg are kept');
+    assert.deepEqual(scan(), fresh(), 'from the cache');
+
+    writeFileSync(join(ws.dir, 'src', 'deep', 'id.pem'), 'k'); // added in a cached directory
+    mkdirSync(join(ws.dir, 'src', '.ssh')); // a secret directory
+    rmSync(join(ws.dir, 'cfg', '.env')); // removed
+    writeFileSync(join(ws.dir, 'cfg', 'x'), '');
+    renameSync(join(ws.dir, 'cfg', 'x'), join(ws.dir, 'cfg', 'server.key')); // renamed into a secret name
+    const after = scan();
+    assert.deepEqual(after, fresh());
+    assert.deepEqual(after.maskFiles, [join(ws.dir, 'cfg', 'server.key'), join(ws.dir, 'src', 'deep', 'id.pem')]);
+    assert.deepEqual(after.maskDirs, [join(ws.dir, 'src', '.ssh')]);
+    rmSync(join(ws.dir, 'src', 'deep'), { recursive: true });
+    writeFileSync(join(ws.dir, 'src', 'deep'), ''); // a directory replaced by a file
+    assert.deepEqual(scan(), fresh());
+    symlinkSync('/etc', join(ws.dir, 'cfg', '.git')); // a protected link still refuses the run
+    assert.throws(() => scan(), { code: 'unsupported' });
   } finally {
     ws.remove();
   }
