@@ -17,9 +17,10 @@ import { guarded, storeFailure } from './unavailable.js';
 
 export interface SqliteOptions {
   /**
-   * `full` (default): WAL with synchronous=FULL — every commit (the intent row, each receipt)
-   * is fsync'ed before it returns, so a receipt returned as succeeded survives a power loss or
-   * a failing file system; group commit shares one fsync among concurrent calls.
+   * `full` (default): WAL; the intent row and each receipt are fsync'ed (the WAL, by the
+   * receipt writer's thread) before they are answered, so a receipt returned as succeeded
+   * survives a power loss or a failing file system; group commit shares one fsync among
+   * concurrent calls. Other policy rows are written with synchronous=FULL.
    * `normal` (opt-in): synchronous=NORMAL — survives a crash of the process only; a power
    * loss or a file system failure may lose the last receipts already returned as succeeded
    * (and an intent row, so an effect can happen with no record of it).
