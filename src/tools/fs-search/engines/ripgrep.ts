@@ -108,6 +108,32 @@ function handOver(files: readonly string[], reader: FileReader): Handed {
   return h;
 }
 
+/** Files opened between two turns of the event loop while a run searches. */
+const OPEN_SLICE = 512;
+/** The first of several runs over every file: small, so that ripgrep starts soon. */
+const FIRST_RUN = 1024;
+
+/** handOver in slices, a turn of the event loop between them; the fds are the caller's (closed here on failure). */
+async function handOverYielding(files: readonly string[], reader: FileReader, signal: AbortSignal): Promise<Handed> {
+  const h: Handed = { fds: [], args: [], paths: [] };
+  try {
+    for (let i = 0; i < files.length; i += OPEN_SLICE) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      signal.throwIfAborted();
+      const part = handOver(files.slice(i, i + OPEN_SLICE), reader);
+      for (let k = 0; k < part.fds.length; k++) {
+        h.args.push(CHILD_FD_PREFIX + (FIRST_CHILD_FD + h.fds.length));
+        h.fds.push(part.fds[k] as number);
+        h.paths.push(part.paths[k] as string);
+      }
+    }
+  } catch (e) {
+    for (const fd of h.fds) closeSync(fd);
+    throw e;
+  }
+  return h;
+}
+
 export class RipgrepEngine implements ContentEngine {
   readonly name = 'ripgrep' as const;
   readonly #rg: string;
@@ -186,24 +212,52 @@ export class RipgrepEngine implements ContentEngine {
     return { found, searched };
   }
 
-  /** Every file, in runs of at most #perRun descriptors, one after the other (each uses every thread). */
+  /**
+   * Every file, in consecutive runs (each uses every thread). The files of the next run are
+   * opened while the current one searches (in slices, so that its output is read meanwhile),
+   * and it starts as soon as they are open: opening costs ~5 µs a file here, which used to
+   * come between the runs; at most two run at once. The first run is small, to start soon.
+   */
   async #runAll(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal): Promise<SearchAnswer> {
-    const found: FileHits[] = [];
-    for (let i = 0; i < files.length; i += this.#perRun) {
+    const runs: Promise<SearchAnswer>[] = [];
+    let opening: Promise<Handed> | null = null;
+    try {
+      let i = 0;
+      let size = Math.min(this.#perRun, FIRST_RUN);
+      while (i < files.length) {
+        const slice = files.slice(i, i + size);
+        const handed = opening !== null ? await opening : handOver(slice, reader);
+        opening = null;
+        if (runs.length >= 2) await runs[runs.length - 2];
+        const run = this.#run(slice, q, reader, signal, undefined, undefined, handed);
+        // Awaited in order below; one that fails while an earlier one is awaited is not unhandled.
+        run.catch(() => undefined);
+        runs.push(run);
+        i += slice.length;
+        size = this.#perRun;
+        if (i < files.length) opening = handOverYielding(files.slice(i, i + size), reader, signal);
+      }
+      const found: FileHits[] = [];
       // Consecutive slices of a sorted list: their sorted answers concatenate in order.
-      found.push(...(await this.#run(files.slice(i, i + this.#perRun), q, reader, signal, undefined)).found);
+      for (const run of runs) found.push(...(await run).found);
+      return { found, searched: files.length };
+    } finally {
+      if (opening !== null) for (const fd of (await opening.catch(() => null))?.fds ?? []) closeSync(fd);
+      await Promise.allSettled(runs);
     }
-    return { found, searched: files.length };
   }
 
   /**
    * One ripgrep run over at most #perRun of `files` (the first ones); `searched` counts from the
    * first of `files`, so a run cut by the descriptor budget reads like one that stopped early.
    */
-  async #run(all: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number | undefined, tally?: Tally): Promise<SearchAnswer> {
+  async #run(all: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number | undefined, tally?: Tally, opened?: Handed): Promise<SearchAnswer> {
     const files = all.length > this.#perRun ? all.slice(0, this.#perRun) : all;
-    signal.throwIfAborted();
-    if (files.length === 0) return { found: [], searched: 0 };
+    if (signal.aborted || files.length === 0) {
+      for (const fd of opened?.fds ?? []) closeSync(fd);
+      signal.throwIfAborted();
+      return { found: [], searched: 0 };
+    }
     // To stop early, one thread searches the files in the order given, so that everything
     // before a file's `end` message is complete; otherwise ripgrep spreads them over threads.
     const early = stopAfter !== undefined && q.want === 'lines';
@@ -212,8 +266,9 @@ export class RipgrepEngine implements ContentEngine {
     if (q.want === 'lines') args.push('--json');
     else if (q.want === 'counts') args.push('--count-matches', '--null');
     else args.push('--files-with-matches', '--null');
-    // Opened right before the child starts and closed as soon as it has them (runChild).
-    const handed = handOver(files, reader);
+    // Opened right before the child starts (or while the run before it searched: `opened`, the
+    // same files) and closed as soon as it has them (runChild).
+    const handed = opened ?? handOver(files, reader);
     args.push('--regexp', q.pattern, '--', ...handed.args);
     const pathOf = (childPath: string): string | undefined =>
       childPath.startsWith(CHILD_FD_PREFIX) ? handed.paths[Number(childPath.slice(CHILD_FD_PREFIX.length)) - FIRST_CHILD_FD] : undefined;
