@@ -17,6 +17,8 @@ import type { CandidateSet } from './candidate-set.js';
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 export const RACY_MARGIN_MS = 1000;
 const MAX_FILTERED = 16;
+/** lstats between two turns of the event loop in a yielding check (~0.3–0.5 ms). */
+const CHECK_SLICE = 256;
 
 export interface RawList {
   /** Regular files in path order. */
@@ -130,20 +132,27 @@ export class CandidateListCache {
   /**
    * The kept list without checking it yet, and the check (which drops the list when anything
    * it depends on changed). The caller may start work on the list before checking it, but may
-   * not return anything from it unless the check passes.
+   * not return anything from it unless the check passes. `confirmYielding` is the same check
+   * in slices, giving the event loop a turn between them: run while a ripgrep child searches,
+   * it lets the child's output be read as it comes rather than fill the pipe and stop the
+   * child until the check (a few thousand lstats) is done.
    */
-  peek(ws: Workspace, includeIgnored: boolean): { readonly raw: RawList; confirm(): boolean } | null {
+  peek(ws: Workspace, includeIgnored: boolean): { readonly raw: RawList; confirm(): boolean; confirmYielding(): Promise<boolean> } | null {
     const m = this.#byWorkspace.get(ws);
     const e = m?.get(includeIgnored);
     if (!m || !e) return null;
+    const drop = (): false => {
+      if (m.get(includeIgnored) === e) m.delete(includeIgnored);
+      return false;
+    };
     return {
       raw: e.raw,
-      confirm: () => {
-        for (const w of e.watched) {
-          if (!unchanged(w)) {
-            if (m.get(includeIgnored) === e) m.delete(includeIgnored);
-            return false;
-          }
+      confirm: () => e.watched.every(unchanged) || drop(),
+      confirmYielding: async () => {
+        for (let i = 0; i < e.watched.length; i += CHECK_SLICE) {
+          if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+          const end = Math.min(e.watched.length, i + CHECK_SLICE);
+          for (let j = i; j < end; j++) if (!unchanged(e.watched[j] as Watched)) return drop();
         }
         return true;
       },

@@ -130,18 +130,18 @@ export class PathClassCache {
 }
 
 /** A candidate set from a kept list that has not been checked yet. */
-export type TentativeCandidates = CandidateSet & { readonly confirm?: () => boolean };
+export type TentativeCandidates = CandidateSet & { readonly confirm?: () => Promise<boolean> };
 
 interface Raw {
   readonly raw: RawList;
   readonly source: 'git' | 'walk';
-  readonly confirm?: () => boolean;
+  readonly confirm?: () => Promise<boolean>;
 }
 
 /** The raw list: from the cache when nothing it depends on changed, else from git (or a walk). */
 async function rawList(ws: Workspace, includeIgnored: boolean, signal: AbortSignal, lists: CandidateListCache | undefined, tentative: boolean): Promise<Raw> {
   const kept = lists?.peek(ws, includeIgnored);
-  if (kept && tentative) return { raw: kept.raw, source: 'git', confirm: kept.confirm };
+  if (kept && tentative) return { raw: kept.raw, source: 'git', confirm: kept.confirmYielding };
   if (kept && kept.confirm()) return { raw: kept.raw, source: 'git' };
   const listedAt = Date.now();
   const [fromGit, where] = await Promise.all([listFromGit(ws, includeIgnored, signal), lists ? gitLocations(ws.root, signal) : null]);

@@ -5,10 +5,11 @@
 // through here (ripgrep gets the descriptors opened here, never a path), and one search sees
 // one inode per path: a path met again with another device/inode (replaced meanwhile) reads
 // as absent, so a result, its binary check and its context lines come from the same file.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, readlinkSync } from 'node:fs';
 import { ToolgateError } from '../../protocol/index.js';
 import type { Workspace } from '../../resources/index.js';
 import { procPath, readAt } from '../../resources/index.js';
+import { openAt } from './openat.js';
 
 // O_NONBLOCK: a name swapped for a FIFO must not block the open (it has no effect on a file).
 const { O_RDONLY, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK } = constants;
@@ -37,6 +38,8 @@ export class FileReader {
   readonly #dirs = new Map<string, number | null>();
   /** `dev:ino` of each file opened by this search. */
   readonly #identities = new Map<string, string>();
+  /** The stamp (see stamp()) of each file when this search first opened it, from that open's fstat. */
+  readonly #openedStamps = new Map<string, string>();
 
   constructor(ws: Workspace) {
     this.#ws = ws;
@@ -58,7 +61,7 @@ export class FileReader {
     if (parent !== null) {
       let opened: number | null = null;
       try {
-        opened = openSync(procPath(parent, dir.slice(slash + 1)), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        opened = openAt(parent, dir.slice(slash + 1), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
         // Defence in depth, as in Workspace.openLeaf: the directory was not moved out meanwhile.
         if (readlinkSync(`/proc/self/fd/${opened}`).startsWith(this.#ws.root + '/')) {
           fd = opened;
@@ -90,7 +93,7 @@ export class FileReader {
     if (at === null) return null;
     let fd: number;
     try {
-      fd = openSync(procPath(at.dirfd, at.name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      fd = openAt(at.dirfd, at.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch (e) {
       return absentOrThrow(e, path);
     }
@@ -101,8 +104,19 @@ export class FileReader {
       closeSync(fd);
       return null;
     }
-    this.#identities.set(path, identity);
+    if (seen === undefined) {
+      this.#identities.set(path, identity);
+      this.#openedStamps.set(path, `${identity}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`);
+    }
     return fd;
+  }
+
+  /**
+   * The stamp of `path` as this search first opened it (the inode an engine searched), without
+   * another lstat; null when this search has not opened it.
+   */
+  openedStamp(path: string): string | null {
+    return this.#openedStamps.get(path) ?? null;
   }
 
   /**

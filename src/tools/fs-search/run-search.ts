@@ -47,13 +47,16 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
   const signal = AbortSignal.any([ctx.signal, timer.signal]);
   const reader = new FileReader(ctx.workspace);
   const lines = new FileLines(reader);
-  let engine: ContentEngine | null = null;
+  // Assigned in the switch below; declared without narrowing, for the catch and finally.
+  let engine = null as ContentEngine | null;
+  /** The engine's close: children stopped early are reaped while the result is built, never after it is returned. */
+  let closing: Promise<void> = Promise.resolve();
   let engineName = 'path';
   const page = new PageBuilder(a.output, start?.cursor ?? null, a.max_results, a.max_bytes, a.context_lines);
   const content = { binary: 0, generated: 0 };
   let candidates: CandidateSet | null = null;
   /** The check of a kept list, until it has run. */
-  let unconfirmed: (() => boolean) | undefined;
+  let unconfirmed: (() => Promise<boolean>) | undefined;
   let relist = false;
   try {
     try {
@@ -121,9 +124,17 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
               unconfirmed = undefined;
               const speculative = new AbortController();
               const run = engine.search(batch, q, reader, AbortSignal.any([signal, speculative.signal]), stopAfter);
-              if (!check()) {
-                speculative.abort();
-                await run.catch(() => undefined);
+              run.catch(() => undefined); // awaited below, after the check
+              let ok = false;
+              try {
+                ok = await check();
+              } finally {
+                if (!ok) {
+                  speculative.abort();
+                  await run.catch(() => undefined);
+                }
+              }
+              if (!ok) {
                 relist = true;
                 break;
               }
@@ -174,45 +185,54 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
       if (candidates === null) throw new ToolgateError('timed_out', `fs.search could not list the files within timeout_ms (${a.timeout_ms})`, { timeout_ms: a.timeout_ms });
       page.timedOut();
     }
+  } catch (e) {
+    await engine?.close();
+    throw e;
   } finally {
     clearTimeout(timeout);
     reader.close();
-    await engine?.close();
+    if (engine !== null) closing = engine.close();
   }
-  // Nothing from a kept list leaves unless the list was confirmed.
-  if (!relist && unconfirmed !== undefined && !unconfirmed()) relist = true;
-  if (relist) return runSearch(ctx, deps, false);
-
-  const files = candidates.files;
-  const truncated = page.truncation !== null;
-  let continuation: string | null = null;
-  if (truncated) {
-    const upTo = a.order === 'mtime' ? files.length : page.cursor === null ? 0 : resumeIndex(files, { path: page.cursor.path, line: null, column: null });
-    continuation = signToken(ctx.tokens, {
-      q: query,
-      rev: revision,
-      list: candidates.listDigest,
-      seen: statDigest(ctx.workspace.root, files, upTo),
-      cursor: page.cursor,
-      before: (start?.before ?? 0) + page.results,
-    });
+  try {
+    // Nothing from a kept list leaves unless the list was confirmed.
+    if (!relist && unconfirmed !== undefined && !(await unconfirmed())) relist = true;
+    if (relist) {
+      await closing;
+      return runSearch(ctx, deps, false);
+    }
+    const files = candidates.files;
+    const truncated = page.truncation !== null;
+    let continuation: string | null = null;
+    if (truncated) {
+      const upTo = a.order === 'mtime' ? files.length : page.cursor === null ? 0 : resumeIndex(files, { path: page.cursor.path, line: null, column: null });
+      continuation = signToken(ctx.tokens, {
+        q: query,
+        rev: revision,
+        list: candidates.listDigest,
+        seen: statDigest(ctx.workspace.root, files, upTo),
+        cursor: page.cursor,
+        before: (start?.before ?? 0) + page.results,
+      });
+    }
+    const skipped: SkippedCounts = { binary: content.binary, ignored: candidates.skipped.ignored, generated: candidates.skipped.generated + content.generated, secret: candidates.skipped.secret };
+    const result: FsSearchResult = {
+      mode: a.mode,
+      output: a.output,
+      matches: a.output === 'matches' ? page.matches : null,
+      counts: a.output === 'count_only' ? page.counts : null,
+      paths: a.output === 'paths_only' ? page.paths : null,
+      total: truncated ? null : (start?.before ?? 0) + page.results,
+      skipped,
+      truncated,
+      truncation_reason: page.truncation,
+      continuation,
+      revision,
+      engine: engineName,
+    };
+    return { status: 'succeeded', result, truncated };
+  } finally {
+    await closing;
   }
-  const skipped: SkippedCounts = { binary: content.binary, ignored: candidates.skipped.ignored, generated: candidates.skipped.generated + content.generated, secret: candidates.skipped.secret };
-  const result: FsSearchResult = {
-    mode: a.mode,
-    output: a.output,
-    matches: a.output === 'matches' ? page.matches : null,
-    counts: a.output === 'count_only' ? page.counts : null,
-    paths: a.output === 'paths_only' ? page.paths : null,
-    total: truncated ? null : (start?.before ?? 0) + page.results,
-    skipped,
-    truncated,
-    truncation_reason: page.truncation,
-    continuation,
-    revision,
-    engine: engineName,
-  };
-  return { status: 'succeeded', result, truncated };
 }
 
 function checkSnapshot(root: string, candidates: CandidateSet, start: PageStart, wholeList: boolean): void {

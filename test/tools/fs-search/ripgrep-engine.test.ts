@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { write } from './fixture.js';
@@ -23,7 +23,9 @@ describe('ripgrep engine stopping early', () => {
     const reader = new FileReader(ws);
     try {
       const q = { kind: 'literal', pattern: 'hit', caseSensitive: true, want: 'lines' } as const;
-      const all = await new RipgrepEngine('rg', ws.root).search(files, q, reader, new AbortController().signal);
+      const whole = new RipgrepEngine('rg', ws.root);
+      const all = await whole.search(files, q, reader, new AbortController().signal);
+      await whole.close();
       assert.equal(all.searched, 300);
       assert.equal(all.found.length, 300);
       for (const parallelism of [1, 2, 3]) {
@@ -38,6 +40,7 @@ describe('ripgrep engine stopping early', () => {
         assert.ok(more.searched >= 201, `parallelism ${parallelism}`);
         if (parallelism === 1) assert.equal(more.searched, 201);
         assert.deepEqual(more.found, all.found.slice(0, more.searched));
+        await rg.close();
       }
       // The JavaScript engine finds the same, searching everything.
       const js = new JavaScriptEngine();
@@ -48,6 +51,69 @@ describe('ripgrep engine stopping early', () => {
       } finally {
         await js.close();
       }
+    } finally {
+      reader.close();
+      ws.close();
+    }
+  });
+});
+
+describe('ripgrep engine parts and processes', () => {
+  let root: string;
+  let bin: string;
+  const files = Array.from({ length: 600 }, (_, i) => `d/f${String(i).padStart(3, '0')}.txt`);
+  before(() => {
+    root = mkdtempSync(join(tmpdir(), 'fs-search-rg-parts-'));
+    bin = mkdtempSync(join(tmpdir(), 'fs-search-rg-bin-'));
+    // Every file holds `hit` three times; only the last one holds `rare`.
+    for (const f of files) write(root, f, f === files[files.length - 1] ? 'hit hit hit rare\n' : 'hit\nhit hit\n');
+    // A ripgrep that logs its pid (it execs, so the pid is ripgrep's) and runs the real one.
+    writeFileSync(join(bin, 'rg'), `#!/bin/sh\necho $$ >> ${join(bin, 'pids')}\nexec rg "$@"\n`);
+    chmodSync(join(bin, 'rg'), 0o755);
+  });
+  after(() => {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(bin, { recursive: true, force: true });
+  });
+  const pids = (): number[] => {
+    try {
+      return readFileSync(join(bin, 'pids'), 'utf8').trim().split('\n').map(Number);
+    } catch {
+      return [];
+    }
+  };
+  const alive = (pid: number): boolean => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('starts the later parts only when the first does not fill the page, and close() leaves no process', async () => {
+    const ws = Workspace.open(root);
+    const reader = new FileReader(ws);
+    try {
+      const common = { kind: 'literal', pattern: 'hit', caseSensitive: true, want: 'lines' } as const;
+      const rare = { kind: 'literal', pattern: 'rare', caseSensitive: true, want: 'lines' } as const;
+      const rg = new RipgrepEngine(join(bin, 'rg'), ws.root, 2);
+      try {
+        // A page the first part (300 files) fills: one process.
+        const page = await rg.search(files, common, reader, new AbortController().signal, 7);
+        assert.equal(page.searched, 3);
+        assert.equal(page.found.length, 3);
+        assert.equal(pids().length, 1, 'the second part was not started');
+        // A page the first part cannot fill: both parts run, and the answer is the same as one run's.
+        const some = await rg.search(files, rare, reader, new AbortController().signal, 7);
+        assert.equal(pids().length, 3);
+        assert.equal(some.searched, files.length);
+        assert.deepEqual(some.found.map((f) => f.path), [files[files.length - 1]]);
+      } finally {
+        await rg.close();
+      }
+      // Every child stopped early was reaped by close().
+      for (const pid of pids()) assert.equal(alive(pid), false, `ripgrep ${pid} still exists after close()`);
     } finally {
       reader.close();
       ws.close();

@@ -69,9 +69,19 @@ function baseArgs(q: ContentQuery): string[] {
 
 /** Fewest files worth a ripgrep run of their own when a first batch is split. */
 const MIN_PART = 128;
+/** Files a first part must have gone through before its rate says whether it fills a page alone. */
+const MIN_EVIDENCE_FILES = 32;
 /** The child's fd of the first file handed to it (after stdin, stdout, stderr). */
 const FIRST_CHILD_FD = 3;
 const CHILD_FD_PREFIX = '/proc/self/fd/';
+
+/** How far a run has got: matches seen so far, and the index of the file of the last one (-1: none yet). */
+interface Tally {
+  found: number;
+  at: number;
+  /** Called after each match record. */
+  readonly onMatch: () => void;
+}
 
 /** Files opened beneath the root for one run: child paths, and what each stands for. */
 interface Handed {
@@ -90,6 +100,32 @@ function handOver(files: readonly string[], reader: FileReader): Handed {
       h.args.push(CHILD_FD_PREFIX + (FIRST_CHILD_FD + h.fds.length));
       h.fds.push(fd);
       h.paths.push(path);
+    }
+  } catch (e) {
+    for (const fd of h.fds) closeSync(fd);
+    throw e;
+  }
+  return h;
+}
+
+/** Files opened between two turns of the event loop while a run searches. */
+const OPEN_SLICE = 512;
+/** The first of several runs over every file: small, so that ripgrep starts soon. */
+const FIRST_RUN = 1024;
+
+/** handOver in slices, a turn of the event loop between them; the fds are the caller's (closed here on failure). */
+async function handOverYielding(files: readonly string[], reader: FileReader, signal: AbortSignal): Promise<Handed> {
+  const h: Handed = { fds: [], args: [], paths: [] };
+  try {
+    for (let i = 0; i < files.length; i += OPEN_SLICE) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      signal.throwIfAborted();
+      const part = handOver(files.slice(i, i + OPEN_SLICE), reader);
+      for (let k = 0; k < part.fds.length; k++) {
+        h.args.push(CHILD_FD_PREFIX + (FIRST_CHILD_FD + h.fds.length));
+        h.fds.push(part.fds[k] as number);
+        h.paths.push(part.paths[k] as string);
+      }
     }
   } catch (e) {
     for (const fd of h.fds) closeSync(fd);
@@ -127,17 +163,41 @@ export class RipgrepEngine implements ContentEngine {
     if (files.length < 2 * MIN_PART) return this.#run(files, q, reader, signal, stopAfter);
     // Stopping early needs one thread reading in order; one such run per core, on consecutive
     // parts, keeps the cores busy. Parts are taken in order: once one stops early, the later
-    // ones are not needed and are killed.
+    // ones are not needed and are killed. The later parts are speculative work, and starting
+    // them is not free: opening a part's files and spawning its process (2–7 ms: a fork of this
+    // process) hold this thread while the first part runs. So they start only once the first
+    // part shows it will not fill the page alone: its rate over the files it has gone through
+    // falls short, or it ends short. A page the first part fills, as a common query's does,
+    // costs one process.
     const parts = Math.max(1, Math.min(this.#parallelism, Math.floor(files.length / MIN_PART)));
     const size = Math.ceil(files.length / parts);
     const stop = new AbortController();
     const both = AbortSignal.any([signal, stop.signal]);
-    const runs = Array.from({ length: parts }, (_, k) => this.#run(files.slice(k * size, (k + 1) * size), q, reader, both, stopAfter));
+    const runs: Promise<SearchAnswer>[] = [];
+    /** Starts every part up to and including part `last` that has not started yet. */
+    const startThrough = (last: number): void => {
+      for (let k = runs.length; k <= last; k++) {
+        const run = this.#run(files.slice(k * size, (k + 1) * size), q, reader, both, stopAfter, k === 0 ? tally : undefined);
+        // Awaited in order below; one that fails while an earlier one is awaited is not unhandled.
+        run.catch(() => undefined);
+        runs.push(run);
+      }
+    };
+    const tally: Tally = {
+      found: 0,
+      at: -1,
+      onMatch: () => {
+        if (runs.length === 1 && tally.at + 1 >= MIN_EVIDENCE_FILES && (tally.found / (tally.at + 1)) * size < stopAfter) startThrough(parts - 1);
+      },
+    };
     const found: FileHits[] = [];
     let searched = 0;
     let total = 0;
     try {
+      startThrough(0);
       for (let k = 0; k < parts; k++) {
+        // A part left unstarted is needed once the ones before it ended short.
+        startThrough(k === 0 ? 0 : parts - 1);
         const r = await (runs[k] as Promise<SearchAnswer>);
         found.push(...r.found);
         searched += r.searched;
@@ -152,44 +212,76 @@ export class RipgrepEngine implements ContentEngine {
     return { found, searched };
   }
 
-  /** Every file, in runs of at most #perRun descriptors, one after the other (each uses every thread). */
+  /**
+   * Every file, in consecutive runs (each uses every thread). The files of the next run are
+   * opened while the current one searches (in slices, so that its output is read meanwhile),
+   * and it starts as soon as they are open: opening costs ~5 µs a file here, which used to
+   * come between the runs; at most two run at once. The first run is small, to start soon.
+   */
   async #runAll(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal): Promise<SearchAnswer> {
-    const found: FileHits[] = [];
-    for (let i = 0; i < files.length; i += this.#perRun) {
+    const runs: Promise<SearchAnswer>[] = [];
+    let opening: Promise<Handed> | null = null;
+    try {
+      let i = 0;
+      let size = Math.min(this.#perRun, FIRST_RUN);
+      while (i < files.length) {
+        const slice = files.slice(i, i + size);
+        const handed = opening !== null ? await opening : handOver(slice, reader);
+        opening = null;
+        if (runs.length >= 2) await runs[runs.length - 2];
+        const run = this.#run(slice, q, reader, signal, undefined, undefined, handed);
+        // Awaited in order below; one that fails while an earlier one is awaited is not unhandled.
+        run.catch(() => undefined);
+        runs.push(run);
+        i += slice.length;
+        size = this.#perRun;
+        if (i < files.length) opening = handOverYielding(files.slice(i, i + size), reader, signal);
+      }
+      const found: FileHits[] = [];
       // Consecutive slices of a sorted list: their sorted answers concatenate in order.
-      found.push(...(await this.#run(files.slice(i, i + this.#perRun), q, reader, signal, undefined)).found);
+      for (const run of runs) found.push(...(await run).found);
+      return { found, searched: files.length };
+    } finally {
+      if (opening !== null) for (const fd of (await opening.catch(() => null))?.fds ?? []) closeSync(fd);
+      await Promise.allSettled(runs);
     }
-    return { found, searched: files.length };
   }
 
   /**
    * One ripgrep run over at most #perRun of `files` (the first ones); `searched` counts from the
    * first of `files`, so a run cut by the descriptor budget reads like one that stopped early.
    */
-  async #run(all: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number | undefined): Promise<SearchAnswer> {
+  async #run(all: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number | undefined, tally?: Tally, opened?: Handed): Promise<SearchAnswer> {
     const files = all.length > this.#perRun ? all.slice(0, this.#perRun) : all;
-    signal.throwIfAborted();
-    if (files.length === 0) return { found: [], searched: 0 };
+    if (signal.aborted || files.length === 0) {
+      for (const fd of opened?.fds ?? []) closeSync(fd);
+      signal.throwIfAborted();
+      return { found: [], searched: 0 };
+    }
     // To stop early, one thread searches the files in the order given, so that everything
     // before a file's `end` message is complete; otherwise ripgrep spreads them over threads.
     const early = stopAfter !== undefined && q.want === 'lines';
-    const args = [...baseArgs(q), '--with-filename', ...(early ? ['--threads', '1'] : [])];
+    // A tallied run writes each line as it goes (not in blocks), so that its progress shows.
+    const args = [...baseArgs(q), '--with-filename', ...(early ? ['--threads', '1'] : []), ...(tally !== undefined ? ['--line-buffered'] : [])];
     if (q.want === 'lines') args.push('--json');
     else if (q.want === 'counts') args.push('--count-matches', '--null');
     else args.push('--files-with-matches', '--null');
-    // Opened right before the child starts and closed as soon as it has them (runChild).
-    const handed = handOver(files, reader);
+    // Opened right before the child starts (or while the run before it searched: `opened`, the
+    // same files) and closed as soon as it has them (runChild).
+    const handed = opened ?? handOver(files, reader);
     args.push('--regexp', q.pattern, '--', ...handed.args);
     const pathOf = (childPath: string): string | undefined =>
       childPath.startsWith(CHILD_FD_PREFIX) ? handed.paths[Number(childPath.slice(CHILD_FD_PREFIX.length)) - FIRST_CHILD_FD] : undefined;
 
     const byPath = new Map<string, { hits: LineHit[]; count: number }>();
-    const entry = (childPath: string): { hits: LineHit[]; count: number } | undefined => {
-      const path = pathOf(childPath);
-      if (path === undefined) return undefined;
+    const entryOf = (path: string): { hits: LineHit[]; count: number } => {
       let e = byPath.get(path);
       if (!e) byPath.set(path, (e = { hits: [], count: 0 }));
       return e;
+    };
+    const entry = (childPath: string): { hits: LineHit[]; count: number } | undefined => {
+      const path = pathOf(childPath);
+      return path === undefined ? undefined : entryOf(path);
     };
     let total = 0;
     let searched = files.length;
@@ -209,8 +301,9 @@ export class RipgrepEngine implements ContentEngine {
         if (!rec.includes('"type":"match"')) return;
         const m = JSON.parse(rec.toString('utf8')) as RgMatch;
         if (m.type !== 'match') return;
-        const e = entry(textOf(m.data.path));
-        if (e === undefined) return;
+        const path = pathOf(textOf(m.data.path));
+        if (path === undefined) return;
+        const e = entryOf(path);
         // A record holds several lines only in multiline mode; a one-line record needs no byte walk.
         const text = textOf(m.data.lines);
         const lines = q.multiline === true ? Buffer.from(text, 'utf8') : null;
@@ -220,6 +313,11 @@ export class RipgrepEngine implements ContentEngine {
           e.hits.push(lines === null ? { line: m.data.line_number, column: s.start + 1, end_column: s.end + 1, text: line } : hitOf(lines, m.data.line_number, s));
           e.count++;
           total++;
+        }
+        if (tally !== undefined) {
+          tally.found = total;
+          tally.at = index?.get(path) ?? tally.at;
+          tally.onMatch();
         }
       } else if (q.want === 'counts') {
         const nul = rec.indexOf(0);
@@ -231,19 +329,42 @@ export class RipgrepEngine implements ContentEngine {
         if (e) e.count = 1;
       }
     };
+    const answer = (): SearchAnswer => {
+      const out: FileHits[] = [];
+      for (const [path, e] of byPath) {
+        if (e.count === 0) continue;
+        // A file after the stop point was only partly read.
+        if (index !== null && (index.get(path) ?? files.length) >= searched) continue;
+        e.hits.sort((a, b) => a.line - b.line || a.column - b.column);
+        out.push({ path, hits: e.hits, count: e.count });
+      }
+      return { found: out.sort((a, b) => comparePaths(a.path, b.path)), searched };
+    };
     const splitter = new RecordSplitter(q.want === 'paths' ? 0 : 10);
     let stopped = false;
-    const r = await runChild(this.#rg, args, {
+    let stoppedNow = (): void => {};
+    const stoppedEarly = new Promise<null>((resolve) => (stoppedNow = () => resolve(null)));
+    const child = runChild(this.#rg, args, {
       cwd: this.#root,
       signal,
       fds: handed.fds,
       onStdout: (chunk) => {
         if (stopped) return false;
         stopped = !splitter.push(chunk, onRecord);
+        if (stopped) stoppedNow();
         return !stopped;
       },
     });
+    // Once stopped, the answer is complete: it is built while the killed child is reaped
+    // (1–3 ms), and close() waits for that.
+    this.#exiting.add(child);
+    void child.then(
+      () => this.#exiting.delete(child),
+      () => this.#exiting.delete(child),
+    );
+    const r = await Promise.race([child, stoppedEarly]);
     signal.throwIfAborted();
+    if (r === null) return answer();
     if (!stopped) {
       const last = splitter.flush();
       if (last) onRecord(last);
@@ -252,16 +373,13 @@ export class RipgrepEngine implements ContentEngine {
     if (!stopped && r.code !== 0 && r.code !== 1 && r.code !== 2) {
       throw new ToolgateError('execution_failed', `ripgrep ended with ${r.code ?? r.signal}: ${r.stderr.trim()}`, { engine: 'ripgrep' });
     }
-    const out: FileHits[] = [];
-    for (const [path, e] of byPath) {
-      if (e.count === 0) continue;
-      // A file after the stop point was only partly read.
-      if (index !== null && (index.get(path) ?? files.length) >= searched) continue;
-      e.hits.sort((a, b) => a.line - b.line || a.column - b.column);
-      out.push({ path, hits: e.hits, count: e.count });
-    }
-    return { found: out.sort((a, b) => comparePaths(a.path, b.path)), searched };
+    return answer();
   }
 
-  async close(): Promise<void> {}
+  /** Children stopped early that are still being reaped; close() waits for them. */
+  readonly #exiting = new Set<Promise<unknown>>();
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#exiting]);
+  }
 }
