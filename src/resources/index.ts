@@ -23,7 +23,7 @@ export { openDirectoryBeneath, assertBeneath, type OpenedDirectory } from './pat
 export { resolveWriteTarget, resolveStable, openWriteTarget, assertWritable, type WriteTarget, type OpenedTarget } from './paths/write-target.js';
 export { readAt } from './paths/read-at.js';
 export { openRegular, specialFileError, specialKindOf, READ_FLAGS, type SpecialKind } from './paths/regular-file.js';
-export { readAtAsync, readSmallSync, forEachChunk, READ_CHUNK, SYNC_READ_MAX } from './paths/read-async.js';
+export { readAtAsync, forEachChunk, READ_CHUNK, SYNC_READ_MAX } from './paths/read-async.js';
 export { renameNoReplace, hasRenameNoReplace } from './paths/renameat2.js';
 export { secretNameOf, refuseSecretLink, SECRET_LINK_WALK_LIMIT, type LinkedFile } from './paths/secret-links.js';
 export { tempName, partName, ownerTag, isToolgateTempName, ownerIsGone } from './paths/temp-name.js';

@@ -1,7 +1,7 @@
 // Reads whose size the agent controls run on libuv's thread pool, a bounded chunk at a time, and
 // stop when the call's signal aborts: a 16 GiB sparse file once held the event loop for 154 s
 // (readSync in a loop), so no other call, timer or deadline could run.
-import { read, readSync } from 'node:fs';
+import { read } from 'node:fs';
 
 /** One read(2) at `position` on the thread pool. */
 function readOnce(fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> {
@@ -14,22 +14,10 @@ function readOnce(fd: number, buf: Buffer, offset: number, length: number, posit
  * Reads of at most this many bytes of a regular file run on the event loop. Bounded (a page
  * cache copy of 64 KiB is ~5 µs here), while the trip through the thread pool cost 50–120 µs of
  * wall time per call on a loaded 2-core machine (bench/call-overhead): the waker yields the core
- * to the pool thread. Only for an fd opened as a regular file (openRegular), never a FIFO or device.
+ * to the pool thread. Only for an fd opened as a regular file (openRegular), never a FIFO or
+ * device; the read itself is read-at.ts's `readAt`.
  */
 export const SYNC_READ_MAX = 64 * 1024;
-
-/** Reads up to `length` (≤ SYNC_READ_MAX) bytes at `offset` of a regular file; shorter only at end of file. */
-export function readSmallSync(fd: number, offset: number, length: number): Buffer {
-  if (length > SYNC_READ_MAX) throw new RangeError(`readSmallSync: ${length} bytes is over ${SYNC_READ_MAX}`);
-  const buf = Buffer.allocUnsafe(length);
-  let got = 0;
-  while (got < length) {
-    const n = readSync(fd, buf, got, length - got, offset + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return got === length ? buf : buf.subarray(0, got);
-}
 
 /** Largest single read: small enough that an abort is seen within one chunk. */
 export const READ_CHUNK = 1 << 20;

@@ -2,7 +2,7 @@ import { closeSync, fstatSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolgateError } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { forEachChunk, isToolgateTempName, readAtAsync, readSmallSync, refuseSecretLink, SYNC_READ_MAX, type ResolvedPath } from '../../resources/index.js';
+import { forEachChunk, isToolgateTempName, readAt, readAtAsync, refuseSecretLink, SYNC_READ_MAX, type ResolvedPath } from '../../resources/index.js';
 import { FileInfoCache, lastCharBoundary } from './file-info.js';
 import { pageWindow } from './redaction-window.js';
 
@@ -120,7 +120,7 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
         await refuseSecretLink(ctx.workspace, prepared.path, opened, ctx.signal);
         const statSize = opened.size;
         const head =
-          statSize <= SYNC_READ_MAX ? readSmallSync(fd, 0, statSize) : statSize <= WHOLE_FILE_FAST_PATH ? await readAtAsync(fd, 0, statSize, ctx.signal) : undefined;
+          statSize <= SYNC_READ_MAX ? readAt(fd, 0, statSize) : statSize <= WHOLE_FILE_FAST_PATH ? await readAtAsync(fd, 0, statSize, ctx.signal) : undefined;
         const info = (await infos.get(fd, ctx.signal, head)).info;
         const size = info.size;
 
