@@ -25,6 +25,7 @@ export { readAt } from './paths/read-at.js';
 export { openRegular, specialFileError, specialKindOf, READ_FLAGS, type SpecialKind } from './paths/regular-file.js';
 export { readAtAsync, forEachChunk, READ_CHUNK, SYNC_READ_MAX } from './paths/read-async.js';
 export { renameNoReplace, hasRenameNoReplace } from './paths/renameat2.js';
+export { libcFunction, lastErrno, errnoError } from './paths/libc.js';
 export { secretNameOf, refuseSecretLink, SECRET_LINK_WALK_LIMIT, type LinkedFile } from './paths/secret-links.js';
 export { tempName, partName, ownerTag, isToolgateTempName, ownerIsGone } from './paths/temp-name.js';
 export { sweepWorkspaceTemps, SWEEP_ENTRY_LIMIT } from './paths/sweep-temps.js';
