@@ -13,6 +13,7 @@ import type { AttemptId, Digest, TaskId } from '../../src/protocol/index.js';
 import { Workspace } from '../../src/resources/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { createFsPatch } from '../../src/tools/fs-patch/tool.js';
+import { git, moduleSource, NEW, OLD } from './fixture.js';
 
 /** The tool alone (normalize + execute with real workspace and artifacts), without the pipeline. */
 async function toolAlone(repo: string, artifactsDir: string, patch: string): Promise<number> {
@@ -53,27 +54,6 @@ const ROUNDS = Number(process.argv[2] ?? 15);
 const WARMUP = 3;
 const FILES = 220;
 const TOUCHED = 20;
-const OLD = 'fetchUserRecord';
-const NEW = 'loadAccountRecord';
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.email=b@b', '-c', 'user.name=b', ...args], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
-}
-
-/** A plausible TypeScript module; `uses` of them call the identifier in ~7-8 separate places. */
-function moduleSource(i: number, uses: boolean): string {
-  const out: string[] = [`// module ${i}: generated for bench/patch`, `import { log } from '../lib/log.js';`];
-  if (uses) out.push(`import { ${OLD} } from '../lib/records.js';`);
-  out.push('');
-  for (let f = 0; f < 16; f++) {
-    out.push(`export async function handler${i}_${f}(id: string, opts: { retries: number }): Promise<number> {`);
-    out.push(`  let attempts = 0;`, `  const started = Date.now();`, `  while (attempts < opts.retries) {`, `    attempts++;`);
-    if (uses && f % 2 === 0) out.push(`    const record = await ${OLD}(id);`, `    if (record) return record.size + ${f};`);
-    else out.push(`    const value = id.length * ${f + 1};`, `    if (value > ${i}) return value;`);
-    out.push(`  }`, `  log('handler${i}_${f}', Date.now() - started);`, `  return -1;`, `}`, '');
-  }
-  return out.join('\n');
-}
 
 const fdatasyncAsync = promisify(fdatasync);
 const fsyncAsync = promisify(fsync);

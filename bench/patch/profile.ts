@@ -5,28 +5,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createRuntime } from '../../src/runtime/index.js';
+import { git, moduleSource, NEW, OLD } from './fixture.js';
 
 const ROUNDS = Number(process.argv[2] ?? 200);
-const OLD = 'fetchUserRecord';
-const NEW = 'loadAccountRecord';
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.email=b@b', '-c', 'user.name=b', ...args], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
-}
-
-function moduleSource(i: number, uses: boolean): string {
-  const out: string[] = [`// module ${i}: generated for bench/patch`, `import { log } from '../lib/log.js';`];
-  if (uses) out.push(`import { ${OLD} } from '../lib/records.js';`);
-  out.push('');
-  for (let f = 0; f < 16; f++) {
-    out.push(`export async function handler${i}_${f}(id: string, opts: { retries: number }): Promise<number> {`);
-    out.push(`  let attempts = 0;`, `  const started = Date.now();`, `  while (attempts < opts.retries) {`, `    attempts++;`);
-    if (uses && f % 2 === 0) out.push(`    const record = await ${OLD}(id);`, `    if (record) return record.size + ${f};`);
-    else out.push(`    const value = id.length * ${f + 1};`, `    if (value > ${i}) return value;`);
-    out.push(`  }`, `  log('handler${i}_${f}', Date.now() - started);`, `  return -1;`, `}`, '');
-  }
-  return out.join('\n');
-}
 
 const workDir = process.argv[3] ?? join(process.cwd(), 'bench/.work');
 mkdirSync(workDir, { recursive: true });
