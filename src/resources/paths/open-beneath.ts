@@ -61,7 +61,14 @@ export function walkBeneath(
   requested: string,
   initial: readonly string[],
   opts: WalkOptions,
+  /** The root's identity, when the caller holds it: an open fd's inode never changes, so it need not be asked again. */
+  rootIdentity?: Identity,
 ): { resolved: ResolvedPath; parentFd: number } {
+  const identityOf = (fd: number): Identity => {
+    if (fd === rootFd && rootIdentity !== undefined) return rootIdentity;
+    const st = fstatSync(fd);
+    return { dev: st.dev, ino: st.ino };
+  };
   let pending = [...initial];
   let hops = 0;
   restart: for (;;) {
@@ -82,14 +89,13 @@ export function walkBeneath(
           st = lstatSync(procPath(dirfd, name));
         } catch (e) {
           if (errno(e) === 'ENOENT' && isLeaf && opts.allowMissingLeaf) {
-            const parent = fstatSync(dirfd);
             const resolved: ResolvedPath = {
               path: joinComponents([...done, name]),
               components: [...done, name],
               exists: false,
               kind: null,
               identity: null,
-              parent: { dev: parent.dev, ino: parent.ino },
+              parent: identityOf(dirfd),
             };
             const fd = dirfd;
             dirfd = rootFd; // ownership moves to the caller
@@ -121,7 +127,7 @@ export function walkBeneath(
           continue restart;
         }
         if (isLeaf) {
-          const parent = fstatSync(dirfd);
+          const parent = identityOf(dirfd);
           const fd = dirfd;
           dirfd = rootFd;
           return {
@@ -131,7 +137,7 @@ export function walkBeneath(
               exists: true,
               kind: kindOf(st),
               identity: { dev: st.dev, ino: st.ino },
-              parent: { dev: parent.dev, ino: parent.ino },
+              parent,
             },
             parentFd: fd,
           };
@@ -154,14 +160,48 @@ export function walkBeneath(
         done.push(name);
       }
       // No components: the root itself.
-      const st = fstatSync(rootFd);
+      const root = identityOf(rootFd);
       return {
-        resolved: { path: '.', components: [], exists: true, kind: 'directory', identity: { dev: st.dev, ino: st.ino }, parent: { dev: st.dev, ino: st.ino } },
+        resolved: { path: '.', components: [], exists: true, kind: 'directory', identity: root, parent: root },
         parentFd: rootFd,
       };
     } finally {
       closeDir();
     }
+  }
+}
+
+/**
+ * Opens the parent directory of a canonical path at the point of effect, refusing every link on
+ * the way: each directory is opened with O_NOFOLLOW | O_DIRECTORY, so a link or a non-directory
+ * fails the open itself (ELOOP, ENOTDIR) and no lstat is needed before it. The leaf is left to
+ * the caller, who opens it with O_NOFOLLOW and checks its identity on the open fd: `walkBeneath`'s
+ * lstat of the leaf and fstat of the parent would only repeat what that open and fstat prove.
+ * Returns `rootFd` itself for a path directly beneath the root (the caller must not close it).
+ */
+export function openParentBeneath(rootFd: number, requested: string, components: readonly string[]): number {
+  let dirfd = rootFd;
+  try {
+    for (let i = 0; i < components.length - 1; i++) {
+      const name = components[i] as string;
+      let next: number;
+      try {
+        next = openSync(procPath(dirfd, name), DIR_FLAGS);
+      } catch (e) {
+        const at = joinComponents(components.slice(0, i + 1));
+        if (errno(e) === 'ELOOP') throw new ToolgateError('path_escape', `refusing to follow a symbolic link: ${at}`, { path: requested, link: at });
+        if (errno(e) === 'ENOENT') throw new ToolgateError('not_found', `no such file or directory: ${requested}`, { path: requested, missing: at });
+        if (errno(e) === 'ENOTDIR') throw new ToolgateError('not_found', `not a directory on the way to ${requested}`, { path: requested, at });
+        throw e;
+      }
+      if (dirfd !== rootFd) closeSync(dirfd);
+      dirfd = next;
+    }
+    const parent = dirfd;
+    dirfd = rootFd; // ownership moves to the caller
+    return parent;
+  } finally {
+    if (dirfd !== rootFd) closeSync(dirfd);
   }
 }
 

@@ -1,9 +1,9 @@
-import { closeSync, constants, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { StartupError, ToolgateError } from '../../protocol/index.js';
 import { lexicalComponents } from './lexical.js';
 import { PathClassifier } from './classify.js';
-import { walkBeneath, type ResolvedPath, type WalkOptions } from './open-beneath.js';
+import { openParentBeneath, walkBeneath, type Identity, type ResolvedPath, type WalkOptions } from './open-beneath.js';
 import { openRegular } from './regular-file.js';
 
 const { O_RDONLY, O_DIRECTORY } = constants;
@@ -45,6 +45,7 @@ export class Workspace {
   /** Stable id of the workspace: digest of its real path. */
   readonly id: string;
   readonly #rootFd: number;
+  readonly #rootIdentity: Identity;
   readonly #spellings: string[];
   /** Secret and protected path classification for this workspace. */
   readonly classifier: PathClassifier;
@@ -54,6 +55,8 @@ export class Workspace {
     this.root = root;
     this.classifier = classifier;
     this.#rootFd = rootFd;
+    const st = fstatSync(rootFd);
+    this.#rootIdentity = { dev: st.dev, ino: st.ino };
     this.#spellings = [...new Set([root, given.replace(/\/+$/, '') || '/'])];
     this.id = createHash('sha256').update(root).digest('hex').slice(0, 16);
   }
@@ -94,7 +97,7 @@ export class Workspace {
    */
   openLeaf(path: unknown, opts: WalkOptions): OpenedLeaf {
     const components = lexicalComponents(path, this.#spellings);
-    const { resolved, parentFd } = walkBeneath(this.#rootFd, typeof path === 'string' ? path : '', components, opts);
+    const { resolved, parentFd } = walkBeneath(this.#rootFd, typeof path === 'string' ? path : '', components, opts, this.#rootIdentity);
     const owned = parentFd !== this.#rootFd;
     if (owned) this.#assertStillBeneath(parentFd, resolved.path);
     let released = false;
@@ -110,17 +113,20 @@ export class Workspace {
 
   /**
    * Opens a regular file at a canonical path for reading, refusing every link on the way, and
-   * checks that it is the object normalization saw (device and inode).
+   * checks that it is the object normalization saw (device and inode). Returns the open fd and
+   * its fstat (the caller reads size and times from it instead of asking the kernel again).
    */
-  openFileForRead(resolved: ResolvedPath): number {
-    const leaf = this.openLeaf(resolved.path, { links: 'never', allowMissingLeaf: false });
+  openFileForRead(resolved: ResolvedPath): { fd: number; st: Stats } {
+    const name = resolved.components[resolved.components.length - 1];
+    if (name === undefined) throw new ToolgateError('invalid_resource', 'the workspace root is a directory, not a file', { path: '.' });
+    const dirfd = openParentBeneath(this.#rootFd, resolved.path, resolved.components);
+    const owned = dirfd !== this.#rootFd;
     try {
-      const name = resolved.components[resolved.components.length - 1];
-      if (name === undefined) throw new ToolgateError('invalid_resource', 'the workspace root is a directory, not a file', { path: '.' });
+      if (owned && !this.#stillBeneath(dirfd)) throw this.#movedOut(resolved.path);
       let opened: { fd: number; st: Stats };
       try {
         // Never waits (a FIFO swapped in), and refuses anything but a regular file before a read.
-        opened = openRegular(leaf.dirfd, name, resolved.path);
+        opened = openRegular(dirfd, name, resolved.path);
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code === 'ELOOP') throw new ToolgateError('path_escape', `refusing to follow a symbolic link: ${resolved.path}`, { path: resolved.path });
@@ -133,18 +139,26 @@ export class Workspace {
         closeSync(fd);
         throw new ToolgateError('precondition_failed', `${resolved.path} changed between authorization and use`, { path: resolved.path, reason: 'identity_changed' });
       }
-      return fd;
+      return opened;
     } finally {
-      leaf.release();
+      if (owned) closeSync(dirfd);
     }
   }
 
   /** Defence in depth: an open directory must still lie beneath the root (not moved out). */
   #assertStillBeneath(dirfd: number, path: string): void {
-    const where = readlinkSync(`/proc/self/fd/${dirfd}`);
-    if (where !== this.root && !where.startsWith(this.root + '/')) {
+    if (!this.#stillBeneath(dirfd)) {
       closeSync(dirfd);
-      throw new ToolgateError('path_escape', `a directory on the way to ${path} moved outside the workspace`, { path });
+      throw this.#movedOut(path);
     }
+  }
+
+  #stillBeneath(dirfd: number): boolean {
+    const where = readlinkSync(`/proc/self/fd/${dirfd}`);
+    return where === this.root || where.startsWith(this.root + '/');
+  }
+
+  #movedOut(path: string): ToolgateError {
+    return new ToolgateError('path_escape', `a directory on the way to ${path} moved outside the workspace`, { path });
   }
 }

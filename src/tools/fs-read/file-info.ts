@@ -33,9 +33,12 @@ export class FileInfoCache {
   /**
    * `head` may hold the first bytes of the file already read (the small-file fast path). A scan
    * runs off the main thread a chunk at a time and stops with the signal (a huge sparse file).
+   * `opened` is the fd's fstat taken before `head` was read, when the caller has it: the key is
+   * then the file as it was before the read, so a write during the read changes ctime and the
+   * next call misses instead of finding the old digest under the new times.
    */
-  async get(fd: number, signal: AbortSignal, head?: Buffer): Promise<{ info: FileInfo; stat: Stats }> {
-    const stat = fstatSync(fd);
+  async get(fd: number, signal: AbortSignal, head?: Buffer, opened?: Stats): Promise<{ info: FileInfo; stat: Stats }> {
+    const stat = opened ?? fstatSync(fd);
     const key = keyOf(stat);
     const hit = this.#entries.get(key);
     if (hit) return { info: hit, stat };

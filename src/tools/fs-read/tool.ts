@@ -1,4 +1,4 @@
-import { closeSync, fstatSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolgateError } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
@@ -108,20 +108,19 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
     },
     async execute(ctx) {
       const { args, prepared } = ctx;
-      const fd = ctx.workspace.openFileForRead(prepared);
+      const { fd, st: opened } = ctx.workspace.openFileForRead(prepared);
       try {
         // No bound given: the default window for a model's context. Any explicit bound replaces it.
         const unbounded = args.max_bytes === undefined && args.max_lines === undefined;
         const maxBytes = args.max_bytes ?? (unbounded ? FS_READ_DEFAULT_MAX_BYTES : FS_READ_LINES_PAGE_MAX_BYTES);
         const maxLines = unbounded ? FS_READ_DEFAULT_MAX_LINES : args.max_lines;
         // A small file is read once: the same bytes give the page and, on a cache miss, the digest.
-        const opened = fstatSync(fd);
         // A hard link to a secret file is the secret (the name alone was checked at normalize).
         await refuseSecretLink(ctx.workspace, prepared.path, opened, ctx.signal);
         const statSize = opened.size;
         const head =
           statSize <= SYNC_READ_MAX ? readAt(fd, 0, statSize) : statSize <= WHOLE_FILE_FAST_PATH ? await readAtAsync(fd, 0, statSize, ctx.signal) : undefined;
-        const info = (await infos.get(fd, ctx.signal, head)).info;
+        const info = (await infos.get(fd, ctx.signal, head, opened)).info;
         const size = info.size;
 
         let offset = 0;

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { ToolgateError, type ArtifactRef } from '../../protocol/index.js';
 import type { ArtifactSink } from '../../registry/index.js';
 import { readAt, type Workspace } from '../../resources/index.js';
@@ -26,9 +26,9 @@ export function collectFiles(paths: readonly string[], workspace: Workspace, art
       const resolved = workspace.resolve(asked);
       if (!resolved.exists) throw new ToolgateError('not_found', `no such file: ${resolved.path}`, { path: resolved.path });
       if (workspace.classifier.classify(resolved.path) === 'secret') throw new ToolgateError('secret_path', `${resolved.path} is classified as a secret path`, { path: resolved.path });
-      const fd = workspace.openFileForRead(resolved);
+      const { fd, st } = workspace.openFileForRead(resolved);
       try {
-        const size = fstatSync(fd).size;
+        const size = st.size;
         if (size > MAX_COLLECT_FILE_BYTES) throw new ToolgateError('limit_exceeded', `${resolved.path} is ${size} bytes, over ${MAX_COLLECT_FILE_BYTES}`, { path: resolved.path, size, limit: MAX_COLLECT_FILE_BYTES });
         if (total + size > MAX_COLLECT_TOTAL_BYTES) throw new ToolgateError('limit_exceeded', `collecting ${resolved.path} would pass ${MAX_COLLECT_TOTAL_BYTES} bytes in total`, { path: resolved.path, total: total + size, limit: MAX_COLLECT_TOTAL_BYTES });
         const filter = new SecretFilter(secrets);
