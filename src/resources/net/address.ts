@@ -100,7 +100,8 @@ function embeddedIn(v6: ipaddr.IPv6): { readonly ipv4: ipaddr.IPv4; readonly via
  * since the URL layer must already have turned aliases into one canonical form.
  */
 export function classifyAddress(text: string): ClassifiedAddress {
-  const family = isIP(text);
+  // isIP takes `fe80::1%eth0`; a zone picks an interface, so it is not one canonical destination.
+  const family = text.includes('%') ? 0 : isIP(text);
   if (family === 0) throw new TypeError(`not a canonical IP address: ${JSON.stringify(text)}`);
   if (family === 4) {
     const v4 = ipaddr.IPv4.parse(text);

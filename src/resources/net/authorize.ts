@@ -83,6 +83,12 @@ async function addressesOf(
   }
   const seen = new Map<string, ClassifiedAddress>();
   for (const answer of answers) {
+    if (answer.address.includes('%')) {
+      throw destinationRefused(
+        { url: target.url, host: target.host, port: target.port, address: answer.address, class: null, reason: 'zone_id' },
+        `${target.host} resolved to a scoped address ${answer.address}`,
+      );
+    }
     let a: ClassifiedAddress;
     try {
       a = classifyAddress(answer.address);

@@ -3,7 +3,7 @@
 // lookup. A test DNS server stands behind the resolver and must receive no query for a literal.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { authorizeDestination, dnsServerResolver, GIT_SCHEMES, normalizeUrl, WEB_SCHEMES, type HostResolver } from '../../../src/resources/index.js';
+import { authorizeDestination, dnsServerResolver, GIT_SCHEMES, normalizeUrl, WEB_SCHEMES, type DestinationRefusal, type HostResolver } from '../../../src/resources/index.js';
 import { answersFrom, TestDnsServer } from '../../support/dns-server.js';
 import { assertRefused, grantOf } from './fixtures.js';
 
@@ -48,7 +48,7 @@ export const ADDRESS_ALIASES: readonly (readonly [string, string, string])[] = [
 ];
 
 /** [input, reason]: refused before any host is looked at or resolved. */
-export const URL_REFUSALS: readonly (readonly [string, string])[] = [
+export const URL_REFUSALS: readonly (readonly [string, DestinationRefusal['reason']])[] = [
   ['http://[fe80::1%25eth0]/', 'zone_id'],
   ['git://[fe80::1%25lo]/repo', 'zone_id'],
   ['http://user:pw@example.test/', 'userinfo'],

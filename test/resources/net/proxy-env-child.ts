@@ -12,4 +12,4 @@ const dest = await authorizeDestination(url, {
 });
 const res = await get(pinnedRequestOptions(dest));
 // The variables really are set in this process (the test checks), and were not used.
-process.stdout.write(JSON.stringify({ status: res.status, body: res.body, proxy: process.env["HTTPS_PROXY"] ?? null }));
+process.stdout.write(JSON.stringify({ status: res.status, body: res.body, proxy: process.env['HTTPS_PROXY'] ?? null }));

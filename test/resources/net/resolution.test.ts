@@ -90,6 +90,14 @@ describe('every resolved address is classified', () => {
     await assertRefused(authorizeDestination('http://nowhere.test/', { schemes: WEB_SCHEMES, grant: every, resolver }), { reason: 'unresolved', host: 'nowhere.test' });
   });
 
+  it('a scoped answer (getaddrinfo may return fe80::1%eth0) is refused as a zone id', async () => {
+    const scoped: HostResolver = { resolve: () => Promise.resolve([{ address: 'fe80::1%eth0', family: 6 }]) };
+    await assertRefused(authorizeDestination('http://scoped.test/', { schemes: WEB_SCHEMES, grant: grantOf({ hosts: ['*'], private_addresses: ['fe80::/10'] }), resolver: scoped }), {
+      reason: 'zone_id',
+      address: 'fe80::1%eth0',
+    });
+  });
+
   it('the system resolver reads /etc/hosts: localhost is loopback and refused', async () => {
     await assertRefused(authorizeDestination('http://localhost:8080/', { schemes: WEB_SCHEMES, grant: every, resolver: systemResolver() }), { reason: 'address_class', class: 'loopback' });
   });
