@@ -133,4 +133,11 @@ describe('host names normalize to one form before the grant sees them', () => {
     assert.equal(normalizeUrl('git://\u0430pple.test/r', GIT_SCHEMES).host, 'xn--pple-43d.test');
     assert.equal(normalizeUrl('https://APPLE.test/', WEB_SCHEMES).host, 'apple.test');
   });
+
+  it('a grant of the Latin name does not cover its homograph', async () => {
+    const grant = grantOf({ hosts: ['apple.test', '*.apple.test'] });
+    const resolver: HostResolver = { resolve: () => Promise.reject(new Error('no lookup expected')) };
+    await assertRefused(authorizeDestination('https://\u0430pple.test/', { schemes: WEB_SCHEMES, grant, resolver }), { reason: 'host_not_granted', host: 'xn--pple-43d.test' });
+    await assertRefused(authorizeDestination('https://www.\u0430pple.test/', { schemes: WEB_SCHEMES, grant, resolver }), { reason: 'host_not_granted', host: 'www.xn--pple-43d.test' });
+  });
 });
