@@ -91,6 +91,7 @@ export {
   pinnedRequestOptions,
   connectPinned,
   destinationRefused,
+  destinationEvidence,
   WEB_SCHEMES,
   GIT_SCHEMES,
   ADDRESS_CLASSES,
@@ -109,4 +110,5 @@ export {
   type DestinationGrant,
   type AuthorizedRedirect,
   type DestinationRefusal,
+  type DestinationEvidence,
 } from './net/index.js';

@@ -5,3 +5,4 @@ export { authorizeDestination, type AuthorizeOptions, type AuthorizedDestination
 export { authorizeRedirect, type AuthorizedRedirect } from './redirect.js';
 export { pinnedLookup, pinnedAgent, pinnedRequestOptions, connectPinned } from './pinned.js';
 export { destinationRefused, type DestinationRefusal } from './refusal.js';
+export { destinationEvidence, type DestinationEvidence } from './evidence.js';

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import {
   authorizeDestination,
   connectPinned,
+  destinationEvidence,
   dnsServerResolver,
   GIT_SCHEMES,
   pinnedLookup,
@@ -146,6 +147,13 @@ describe('the connection is pinned to the authorized address', () => {
           }),
         );
         assert.deepEqual(names, ['tls.test']);
+        assert.deepEqual(destinationEvidence(dest), {
+          url: `https://tls.test:${port}/`,
+          address: '127.0.0.2',
+          port,
+          servername: 'tls.test',
+          addresses: [{ address: '127.0.0.2', class: 'loopback' }],
+        });
       } finally {
         await dns2.close();
       }
