@@ -1,5 +1,6 @@
 import picomatch from 'picomatch';
 import type { AttemptId, Digest, NormalizedAction, Resource, TaskId } from '../protocol/index.js';
+import { addressMatcher, type AddressMatcher } from './address-ranges.js';
 import { grantDigest, type Caveat, type Conditions, type Grant } from './grant.js';
 
 /** Who is calling, and when: supplied by the runtime at the authorize stage. */
@@ -63,6 +64,9 @@ interface ScopeMatchers {
   readonly write: Matcher | null;
   readonly hosts: ((host: string, port: number | null) => boolean) | null;
   readonly refs: Matcher | null;
+  /** The host entries as written, for `namesHost` (a metadata name needs a literal entry, not a glob). */
+  readonly hostNames: ReadonlySet<string> | null;
+  readonly addresses: AddressMatcher | null;
 }
 
 function scopeOf(s: Caveat): ScopeMatchers {
@@ -72,6 +76,8 @@ function scopeOf(s: Caveat): ScopeMatchers {
     write: pathMatcher(s.write),
     hosts: hostMatcher(s.hosts),
     refs: globMatcher(s.refs),
+    hostNames: s.hosts === undefined ? null : new Set(s.hosts.map((h) => h.toLowerCase())),
+    addresses: s.private_addresses === undefined ? null : addressMatcher(s.private_addresses),
   };
 }
 
@@ -111,7 +117,8 @@ export class CompiledGrant {
     this.grant = grant;
     this.digest = grantDigest(grant);
     this.#scopes = [
-      { prefix: 'grant', m: scopeOf({ tools: grant.tools, read: grant.read, write: grant.write, hosts: grant.hosts, refs: grant.refs }) },
+      // The grant's own private_addresses: absent grants none (a caveat's absent list restricts nothing).
+      { prefix: 'grant', m: scopeOf({ tools: grant.tools, read: grant.read, write: grant.write, hosts: grant.hosts, refs: grant.refs, private_addresses: grant.private_addresses ?? [] }) },
       ...grant.caveats.map((c, i) => ({ prefix: `grant.caveats[${i}]`, m: scopeOf(c) })),
     ];
     const t = (s: string | null): number | null => (s === null ? null : Date.parse(s));
@@ -167,6 +174,22 @@ export class CompiledGrant {
       }
     }
     return true;
+  }
+
+  /** resources/net `DestinationGrant`: the host globs of the grant and every caveat. */
+  allowsHost(host: string, port: number): boolean {
+    return this.covers({ kind: 'host', host, port });
+  }
+
+  /** resources/net `DestinationGrant`: every scope that lists hosts lists this one literally. */
+  namesHost(host: string): boolean {
+    const h = host.toLowerCase();
+    return this.#scopes.every(({ m }) => m.hostNames === null || m.hostNames.has(h));
+  }
+
+  /** resources/net `DestinationGrant`: the grant's and every caveat's `private_addresses` cover the address. */
+  allowsAddress(address: string, exact: boolean): boolean {
+    return this.#scopes.every(({ m }) => m.addresses?.(address, exact) ?? true);
   }
 
   /** When: not before, expires at, deadline. */

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { digestOf, EFFECT_CLASSES, faultsOf, StartupError, type AttemptId, type Fault, type Digest, type EffectClass, type TaskId } from '../protocol/index.js';
 
@@ -7,6 +9,17 @@ const effectClass = z.enum(EFFECT_CLASSES);
 const isoTime = z.iso.datetime({ offset: true }).describe('RFC 3339 time');
 const glob = z.string().min(1).max(1024);
 const limit = z.number().int().min(0);
+// A plain address or CIDR, in canonical text only (no octal, hex or short IPv4 forms): a grant
+// says exactly which non-public addresses it opens.
+const addressRange = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine((s) => {
+    const [address, bits, extra] = s.split('/');
+    if (address === undefined || extra !== undefined || address.includes('%') || isIP(address) === 0) return false;
+    return bits === undefined || ipaddr.isValidCIDR(s);
+  }, 'an IPv4 or IPv6 address or CIDR range, e.g. "10.0.0.0/8" or "fd00::1"');
 
 export const budgetLimitsShape = z.strictObject({
   calls: limit.optional().describe('Calls admitted in the task'),
@@ -38,6 +51,10 @@ export const grantFileShape = z
     write: z.array(glob).optional().describe('Workspace-relative path globs that may be written, created or deleted'),
     hosts: z.array(glob).optional().describe('Host globs, optionally with ":port"'),
     refs: z.array(glob).optional().describe('Git ref globs, e.g. "refs/heads/fix/*"'),
+    private_addresses: z
+      .array(addressRange)
+      .optional()
+      .describe('Addresses and CIDR ranges that are not public (loopback, RFC 1918, ULA, link-local, CGNAT, ...) a granted host may resolve to; a cloud metadata address only by an entry that is that one address (docs/network.md)'),
     not_before: isoTime.optional(),
     expires_at: isoTime.optional(),
     deadline: isoTime.optional(),
@@ -79,6 +96,7 @@ export interface Caveat {
   readonly write?: readonly string[];
   readonly hosts?: readonly string[];
   readonly refs?: readonly string[];
+  readonly private_addresses?: readonly string[];
   readonly conditions?: Conditions;
 }
 
@@ -92,6 +110,8 @@ export interface Grant {
   readonly write: readonly string[];
   readonly hosts: readonly string[];
   readonly refs: readonly string[];
+  /** Absent (not `[]`) when the grant file has none, so the digest of a grant without it is unchanged. */
+  readonly private_addresses?: readonly string[];
   readonly not_before: string | null;
   readonly expires_at: string | null;
   readonly deadline: string | null;
@@ -162,6 +182,7 @@ export function bindGrant(spec: TaskGrant, subject: GrantSubject): Grant {
     write: sortedUnique(spec.write),
     hosts: sortedUnique(spec.hosts),
     refs: sortedUnique(spec.refs),
+    ...(spec.private_addresses === undefined ? {} : { private_addresses: sortedUnique(spec.private_addresses) }),
     not_before: spec.not_before ?? null,
     expires_at: spec.expires_at ?? null,
     deadline: spec.deadline ?? null,

@@ -51,6 +51,8 @@ export const ERROR_CODES = [
   'no_change',
   // two fs.patch edits of one file touch the same text of the original
   'overlapping_edits',
+  // a network destination (URL, resolved address) the grant does not name
+  'destination_refused',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

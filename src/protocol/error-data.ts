@@ -335,6 +335,19 @@ export interface ErrorDataByCode {
    * @status failed
    */
   overlapping_edits: PathData & { readonly edits: readonly [number, number]; readonly lines: readonly [readonly [number, number], readonly [number, number]] };
+  /**
+   * A network destination is refused before anything is sent: the URL is malformed, has a scheme the caller does not take, carries credentials or an IPv6 zone id; its host is not in the grant or is a cloud metadata name; it does not resolve; or one of its addresses is of a class (loopback, private, link-local, CGNAT, multicast, metadata, …) the grant does not name (docs/network.md).
+   * @stage execute
+   * @status denied
+   */
+  destination_refused: {
+    readonly url: string;
+    readonly host: string | null;
+    readonly port: number | null;
+    readonly address: string | null;
+    readonly class: string | null;
+    readonly reason: 'invalid_url' | 'scheme' | 'userinfo' | 'zone_id' | 'host_not_granted' | 'metadata_name' | 'unresolved' | 'address_class';
+  };
 }
 
 /** Plain JSON data carried by an error whose code is not known statically (a receipt read back, a re-wrapped body). */

@@ -9,6 +9,7 @@ export function statusOf(code: ErrorCode): CallStatus {
     case 'budget_exhausted':
     case 'path_escape':
     case 'secret_path':
+    case 'destination_refused':
       return 'denied';
     case 'deadline_expired':
       return 'expired';

@@ -107,6 +107,7 @@ export function errorDetailLines(error: ErrorBody, tool: string): string[] {
     case 'policy_denied':
     case 'approval_required':
     case 'repeated_denial':
+    case 'destination_refused':
     case 'deadline_expired':
     case 'budget_exhausted':
     case 'idempotency_conflict':
