@@ -23,7 +23,7 @@ export interface PostgresHealth {
 export async function probePostgres(url: string, stateDir: string): Promise<PostgresHealth> {
   const db = new Database({ url, pool: 1, stateDir, applicationName: 'toolgate doctor' });
   try {
-    const version = (await db.query<{ v: string }>('connect', 'SHOW server_version')).rows[0]?.v ?? 'unknown';
+    const version = (await db.query<{ v: string }>('connect', `SELECT current_setting('server_version') AS v`)).rows[0]?.v ?? 'unknown';
     return { server_version: version, schema: await schemaVersions(db) };
   } finally {
     await db.close().catch(() => undefined);
