@@ -41,10 +41,10 @@ function isConnectionLoss(e: unknown): boolean {
 
 export class Database {
   readonly #pool: pg.Pool;
-  readonly #stateDir: string;
+  readonly #where: { readonly stateDir: string; readonly url: string };
 
   constructor(opts: DatabaseOptions) {
-    this.#stateDir = opts.stateDir;
+    this.#where = { stateDir: opts.stateDir, url: opts.url };
     this.#pool = new pg.Pool({
       connectionString: opts.url,
       max: opts.pool,
@@ -66,7 +66,7 @@ export class Database {
   }
 
   #typed(e: unknown, operation: string): unknown {
-    return postgresFailure(e, operation, this.#stateDir);
+    return postgresFailure(e, operation, this.#where);
   }
 
   /**
