@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import pg from 'pg';
 import { ToolgateError } from '../../src/protocol/index.js';
 import { ABANDON_GRACE_MS, postgresStore, probePostgres } from '../../src/store/index.js';
+import { Database } from '../../src/store/postgres/database.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
 import { freshDatabase, testServerUrl, withDatabase } from '../support/postgres.js';
 import { direct } from './postgres-backend.js';
@@ -51,6 +52,20 @@ describe('postgres store', () => {
         assert.deepEqual((await store.verifyChain()).ok, true);
       } finally {
         await store.close();
+      }
+    });
+  });
+
+  it('every session commits synchronously, even on a database whose default is not to', async () => {
+    await withDatabase_(async (url) => {
+      const name = new URL(url).pathname.slice(1);
+      await direct(url, (c) => c.query(`ALTER DATABASE ${name} SET synchronous_commit = off`));
+      assert.equal(await direct(url, async (c) => (await c.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]?.synchronous_commit), 'off');
+      const db = new Database({ url, pool: 1, stateDir: STATE });
+      try {
+        assert.equal((await db.read<{ synchronous_commit: string }>('check', 'SHOW synchronous_commit')).rows[0]?.synchronous_commit, 'on');
+      } finally {
+        await db.close();
       }
     });
   });
