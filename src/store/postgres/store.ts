@@ -67,7 +67,8 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     // Receipts still queued get their answer before the connections go.
     await this.#batcher.idle();
-    await this.#db.close();
+    // Ending the connections has nothing left to lose: a failure here (a server already gone) is not the caller's.
+    await this.#db.close().catch(() => undefined);
   }
 
   // TaskStore
