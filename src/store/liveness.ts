@@ -38,11 +38,13 @@ const heldKey = (task: string, key: string): string => `${task}\u0000${key}`;
 export class EffectOwner {
   readonly id: string;
   readonly pid = process.pid;
-  readonly host = hostname();
+  /** How this host names itself in the records it owns: a pid means something only on its own host. */
+  readonly host: string;
   readonly #held = new Set<string>();
 
-  constructor(id = `rt_${randomUUID()}`) {
+  constructor(id = `rt_${randomUUID()}`, host = hostname()) {
     this.id = id;
+    this.host = host;
   }
 
   hold(task: string, key: string): void {
