@@ -14,7 +14,7 @@ import type { CallOptions } from './call.js';
 import type { ReconcileParts, RuntimeConfig, RuntimeParts, RuntimeServices, RuntimeState } from './parts.js';
 import { RunningCalls } from './running-calls.js';
 import { prepareStateDir } from './state-dir.js';
-import { loadTokenKey } from './tokens.js';
+import { continuationKey } from './tokens.js';
 import { Resolver } from './stages/resolve.js';
 import { pipelineOf, runPipeline, type Pipeline } from './pipeline.js';
 import { listUnsettled, reconcileEffects, settleEffect, type ReconcileReport, type UnsettledEntry } from './reconcile.js';
@@ -112,7 +112,7 @@ export class Runtime {
         ...(opts.approvalTtlMs !== undefined ? { approvalTtlMs: opts.approvalTtlMs } : {}),
       });
       const artifacts = guarded('prepare the artifact store', stateDir, () => new ArtifactStore(join(stateDir, 'artifacts'), { secrets: opts.secrets ?? [] }));
-      const tokenKey = loadTokenKey(stateDir);
+      const tokenKey = await continuationKey(store, stateDir);
       const receipts = store;
       const services: RuntimeServices = {
         workspace,
