@@ -12,6 +12,7 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
+import { postgresBinDir } from './postgres-cluster.mjs';
 
 /**
  * Program → package, per distribution. Kept in step with src/sandbox/install-hint.ts (the text a
@@ -22,6 +23,8 @@ export const PREREQUISITES = [
   { program: 'rg', why: 'the fast fs.search engine', debian: 'ripgrep', fedora: 'ripgrep', arch: 'ripgrep' },
   { program: 'git', why: 'workspace revisions and search', debian: 'git', fedora: 'git', arch: 'git' },
   { program: 'script', why: 'shell.exec with a terminal (pty)', debian: 'bsdutils', fedora: 'util-linux-script', arch: 'util-linux' },
+  // Debian keeps the server programs off PATH, in /usr/lib/postgresql/<version>/bin.
+  { program: 'initdb', why: "the tests' private PostgreSQL cluster", debian: 'postgresql', fedora: 'postgresql-server', arch: 'postgresql', find: postgresBinDir },
 ];
 
 function onPath(program, path = process.env.PATH ?? '/usr/bin:/bin') {
@@ -37,7 +40,7 @@ function onPath(program, path = process.env.PATH ?? '/usr/bin:/bin') {
 }
 
 export function missingPrerequisites() {
-  return PREREQUISITES.filter((p) => onPath(p.program) === null);
+  return PREREQUISITES.filter((p) => (p.find ? p.find() : onPath(p.program)) === null);
 }
 
 /** The exact command for each family of distributions, for what is missing. */

@@ -6,12 +6,17 @@
 // of failing tests. test/node22/ holds tests of tools that need Node >= 22 (the MCP Inspector,
 // the conformance suite): on older Node they are left to `npm run test:node-versions`, and this
 // says so; on Node >= 22 they run here, their tools installed from their own lock.
+//
+// One private PostgreSQL cluster serves the whole run (scripts/postgres-cluster.mjs): its URL goes
+// to the tests in TOOLGATE_TEST_PG_URL, and it is stopped and removed at the end, also when the run
+// fails or is interrupted. When TOOLGATE_TEST_PG_URL is already set, that server is used instead.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { reportMissing } from './prerequisites.mjs';
 import { NODE22_DIR, ensureNode22Tools } from './node-versions/tools.mjs';
 import { testEnv } from './test-env.mjs';
+import { TEST_PG_URL_ENV, startPostgresCluster } from './postgres-cluster.mjs';
 
 function collect(dir) {
   const out = [];
@@ -44,8 +49,28 @@ if (files.length === 0) {
   process.exit(1);
 }
 if (!existsSync('dist/src/cli/main.js')) console.error('note: dist/ is missing; tests that run the built CLI need `npm run build` first');
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
-  stdio: 'inherit',
-  env: testEnv(),
+const env = testEnv();
+let cluster = null;
+if (!env[TEST_PG_URL_ENV]) {
+  try {
+    cluster = startPostgresCluster({ prefix: 'toolgate-test-pg-' });
+  } catch (e) {
+    console.error(e instanceof Error ? e.message : String(e));
+    console.error('No test was run.');
+    process.exit(1);
+  }
+  env[TEST_PG_URL_ENV] = cluster.url;
+}
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { stdio: 'inherit', env });
+// An interrupted run still stops the cluster: the signal goes on to the tests, and the cleanup
+// below runs when they have ended.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+child.on('error', (e) => {
+  console.error(`cannot run the tests: ${e.message}`);
+  cluster?.stop();
+  process.exit(1);
 });
-process.exit(r.status ?? 1);
+child.on('exit', (code, signal) => {
+  cluster?.stop();
+  process.exit(code ?? (signal ? 128 : 1));
+});

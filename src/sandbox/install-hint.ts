@@ -8,6 +8,7 @@ export const SYSTEM_PACKAGES = {
   rg: { debian: 'ripgrep', fedora: 'ripgrep', arch: 'ripgrep' },
   git: { debian: 'git', fedora: 'git', arch: 'git' },
   script: { debian: 'bsdutils', fedora: 'util-linux-script', arch: 'util-linux' },
+  initdb: { debian: 'postgresql', fedora: 'postgresql-server', arch: 'postgresql' },
 } as const;
 
 export type SystemProgram = keyof typeof SYSTEM_PACKAGES;
