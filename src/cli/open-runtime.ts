@@ -18,6 +18,7 @@ export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = load
     // The store's own options go to its factory (SQLite, the default store).
     ...(c.durability ? { store: sqliteStore({ durability: c.durability }) } : {}),
     ...(c.secret_patterns ? { secretPatterns: c.secret_patterns } : {}),
+    ...(c.artifacts?.kind === 'folder' ? { artifacts: { kind: 'folder', path: configPath(loaded, c.artifacts.path) ?? c.artifacts.path } } : {}),
     ...(c.limits?.concurrency !== undefined ? { concurrency: c.limits.concurrency } : {}),
     ...(c.limits?.default_deadline_ms !== undefined ? { defaultDeadlineMs: c.limits.default_deadline_ms } : {}),
     ...(c.limits?.abort_grace_ms !== undefined ? { abortGraceMs: c.limits.abort_grace_ms } : {}),
