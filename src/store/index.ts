@@ -20,3 +20,5 @@ export { sqliteStore, probeSqlite, checkDatabase, type DatabaseHealth } from './
 export type { SqliteOptions } from './sqlite/store.js';
 export type { MigrationSet } from './sqlite/migrations.js';
 export { isStorageFailure, storeFailure, guarded } from './sqlite/unavailable.js';
+export { postgresStore, probePostgres, type PostgresHealth } from './postgres/factory.js';
+export type { PostgresOptions } from './postgres/store.js';

@@ -1,5 +1,6 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
-import { sealCanonical, type Digest } from '../../protocol/index.js';
+import type { Digest } from '../../protocol/index.js';
+import { sealLink } from '../chain-check.js';
 import type { CommitRequest } from '../types.js';
 
 /** What a commit adds to the body it was given: the store's part of the receipt. */
@@ -44,8 +45,8 @@ export class ReceiptChain {
   #append(req: CommitRequest): Sealed {
     const task = req.body.task_id;
     const prev = (this.#head.get(task)?.head_digest ?? null) as Digest | null;
-    const { receipt, text } = sealCanonical({ ...req.body, prev_receipt_digest: prev });
-    this.#insert.run(receipt.receipt_id, task, receipt.logical_effect_id, receipt.idempotency_key, receipt.tool, receipt.status, receipt.finished_at, receipt.digest, prev, text);
+    const { receipt, row } = sealLink(req.body, prev);
+    this.#insert.run(row.receipt_id, task, row.logical_effect_id, row.idempotency_key, row.tool, row.status, row.created_at, row.digest, prev, row.body);
     this.#advance.run(task, receipt.finished_at, receipt.digest);
     if (req.effect) this.#effect.run(req.effect.state, receipt.receipt_id, receipt.finished_at, task, req.effect.key);
     return { receipt_id: receipt.receipt_id, digest: receipt.digest, prev_receipt_digest: prev };

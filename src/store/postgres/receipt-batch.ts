@@ -1,0 +1,113 @@
+// Group commit on PostgreSQL: every commit request that arrives while the previous batch is
+// being written joins the next batch, one transaction (and one WAL flush, synchronous_commit on)
+// for all of them; only then are its receipts answered. One batch at a time per store instance.
+//
+// The chain head of each task in a batch is locked (`SELECT … FOR UPDATE` on its tasks row,
+// in task-id order so two batches never wait on each other in a cycle) before its receipts are
+// sealed onto it: two hosts appending to one task take turns, so the chain never forks.
+import type { Digest, Receipt } from '../../protocol/index.js';
+import { sealLink } from '../chain-check.js';
+import type { CommitRequest } from '../types.js';
+import type { Database, Transaction } from './database.js';
+
+interface Pending {
+  readonly req: CommitRequest;
+  readonly resolve: (r: Receipt) => void;
+  readonly reject: (e: unknown) => void;
+}
+
+export class ReceiptBatcher {
+  readonly #db: Database;
+  #queue: Pending[] = [];
+  #running: Promise<void> | null = null;
+  #stats = { receipts: 0, batches: 0 };
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  commit(req: CommitRequest): Promise<Receipt> {
+    return new Promise<Receipt>((resolve, reject) => {
+      this.#queue.push({ req, resolve, reject });
+      // Requests of this turn (and of any turn while a batch is in flight) go in the next batch.
+      this.#running ??= new Promise<void>((done) => setImmediate(done)).then(() => this.#drain());
+    });
+  }
+
+  /** Resolves once nothing is queued or being written (close waits for it). */
+  async idle(): Promise<void> {
+    while (this.#running !== null) await this.#running;
+  }
+
+  stats(): { readonly receipts: number; readonly batches: number } {
+    return { ...this.#stats };
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue;
+      this.#queue = [];
+      await this.#write(batch);
+    }
+    this.#running = null;
+  }
+
+  /** One transaction for the batch; if it fails, each request alone, so one bad request fails alone. */
+  async #write(batch: readonly Pending[]): Promise<void> {
+    try {
+      const receipts = await this.#append(batch.map((p) => p.req));
+      this.#stats.batches++;
+      this.#stats.receipts += receipts.length;
+      batch.forEach((p, i) => p.resolve(receipts[i] as Receipt));
+    } catch (e) {
+      if (batch.length === 1) return (batch[0] as Pending).reject(e);
+      for (const p of batch) await this.#write([p]);
+    }
+  }
+
+  #append(reqs: readonly CommitRequest[]): Promise<Receipt[]> {
+    return this.#db.transaction('commit the receipt', async (tx) => {
+      const heads = await lockHeads(tx, [...new Set(reqs.map((r) => r.body.task_id))]);
+      const counts = new Map<string, number>();
+      const out: Receipt[] = [];
+      for (const req of reqs) {
+        const task = req.body.task_id;
+        const { receipt, row } = sealLink(req.body, heads.get(task) ?? null);
+        await tx.query(
+          `INSERT INTO receipts (receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [row.receipt_id, row.task_id, row.logical_effect_id, row.idempotency_key, row.tool, row.status, row.created_at, row.digest, row.prev_digest, row.body],
+        );
+        heads.set(task, receipt.digest);
+        counts.set(task, (counts.get(task) ?? 0) + 1);
+        if (req.effect) {
+          await tx.query(`UPDATE effects SET state = $1, receipt_id = $2, updated_at = $3 WHERE task_id = $4 AND effect_key = $5`, [
+            req.effect.state,
+            receipt.receipt_id,
+            receipt.finished_at,
+            task,
+            req.effect.key,
+          ]);
+        }
+        out.push(receipt);
+      }
+      for (const [task, n] of counts) {
+        await tx.query(`UPDATE tasks SET head_digest = $1, receipt_count = receipt_count + $2 WHERE task_id = $3`, [heads.get(task), n, task]);
+      }
+      return out;
+    });
+  }
+}
+
+/** Makes each task's row if needed and locks it, in task-id order; returns each task's head. */
+async function lockHeads(tx: Transaction, tasks: readonly string[]): Promise<Map<string, Digest | null>> {
+  const sorted = [...tasks].sort();
+  const now = new Date().toISOString();
+  await tx.query(`INSERT INTO tasks (task_id, created_at) SELECT unnest($1::text[]), $2 ON CONFLICT (task_id) DO NOTHING`, [sorted, now]);
+  const heads = new Map<string, Digest | null>();
+  for (const task of sorted) {
+    const row = (await tx.query<{ head_digest: string | null }>(`SELECT head_digest FROM tasks WHERE task_id = $1 FOR UPDATE`, [task])).rows[0];
+    heads.set(task, (row?.head_digest ?? null) as Digest | null);
+  }
+  return heads;
+}
