@@ -8,7 +8,7 @@
 // The kills are real (no cleanup runs); only the moment is chosen.
 import { createRuntime, type TaskGrant } from '../../src/runtime/index.js';
 import { builtinTools } from '../../src/tools/index.js';
-import { sqliteStore, type StoreFactory } from '../../src/store/index.js';
+import { postgresStore, sqliteStore, type StoreFactory } from '../../src/store/index.js';
 import { ToolgateError } from '../../src/protocol/index.js';
 import { probeTool } from '../support/probe-tools.js';
 import type { HostConfig, HostReply, HostRequest } from './protocol.js';
@@ -21,7 +21,8 @@ function storeOf(c: HostConfig['store']): StoreFactory {
       // Every host opens the one file in c.dir, whatever its own state dir.
       return () => sqliteStore()({ stateDir: c.dir });
     case 'postgres':
-      throw new Error('postgres store not merged yet');
+      // Its connections carry the host's name, so a test can cut exactly this host's.
+      return postgresStore({ url: c.url, applicationName: `toolgate ${process.env['TOOLGATE_HOST_ID'] ?? ''}`.trim() });
   }
 }
 

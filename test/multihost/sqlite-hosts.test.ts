@@ -8,6 +8,7 @@ import { describeHostCases } from './cases.js';
 describeHostCases('SQLite', {
   fresh: async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tg-sqlite-hosts-'));
-    return { store: { kind: 'sqlite', dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return { stores: [{ kind: 'sqlite', dir }, { kind: 'sqlite', dir }], drop: async () => rmSync(dir, { recursive: true, force: true }) };
   },
+  canCut: false,
 });

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { envelope, tempDirs } from '../support/fixtures.js';
-import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/index.js';
+import { createRuntime, type Runtime, type RuntimeOptions, type TaskGrant } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/store/index.js';
 
-const GRANT = { tools: ['*'], effects: ['read', 'write'], read: ['**', '.'], write: ['**', '.'] } as const;
+const GRANT: TaskGrant = { tools: ['*'], effects: ['read', 'write'], read: ['**', '.'], write: ['**', '.'] };
 
 async function twoHosts(artifacts: RuntimeOptions['artifacts'] | ((base: string) => RuntimeOptions['artifacts'])) {
   const d = tempDirs('tg-art');
