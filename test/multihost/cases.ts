@@ -15,7 +15,14 @@ export interface HostBackend {
    * unreachable from the first host only (open connections reset, new ones refused); `restore`
    * lets it connect again.
    */
-  fresh(): Promise<{ readonly stores: readonly [HostConfig['store'], HostConfig['store']]; readonly cut?: () => Promise<void>; readonly restore?: () => Promise<void>; readonly drop: () => Promise<void> }>;
+  fresh(): Promise<{
+    readonly stores: readonly [HostConfig['store'], HostConfig['store']];
+    /** Alters a stored receipt behind the store's back, as an attacker with the database would. */
+    readonly tamper: (receiptId: string) => Promise<void>;
+    readonly cut?: () => Promise<void>;
+    readonly restore?: () => Promise<void>;
+    readonly drop: () => Promise<void>;
+  }>;
   /** Whether `fresh()` gives a cut (a network between the host and the store). */
   readonly canCut: boolean;
 }
@@ -141,12 +148,21 @@ export function describeHostCases(name: string, backend: HostBackend): void {
 
     describe('the audit chain', () => {
       after(done);
-      it('one task\'s receipts, written by both hosts, form one chain either host verifies', async () => {
+      it('one task\'s receipts, written by both hosts, form one chain either host verifies; an altered row is named', async () => {
         const [a, b] = await hosts();
-        for (let i = 0; i < 6; i++) assert.equal((await (i % 2 ? a : b).call(call('mh-audit', `r${i}`))).status, 'succeeded');
-        const [ra, rb] = await Promise.all([a.value<{ ok: boolean; receipts: number }>({ op: 'verify' }), b.value<{ ok: boolean; receipts: number }>({ op: 'verify' })]);
+        const written: Receipt[] = [];
+        for (let i = 0; i < 6; i++) written.push(await (i % 2 ? a : b).call(call('mh-audit', `r${i}`)));
+        assert.deepEqual(written.map((r) => r.status), Array(6).fill('succeeded'));
+        type Report = { ok: boolean; receipts: number; broken: { receipt_id: string }[] };
+        const [ra, rb] = await Promise.all([a.value<Report>({ op: 'verify' }), b.value<Report>({ op: 'verify' })]);
         assert.equal(ra.ok, true);
+        assert.equal(rb.ok, true);
         assert.equal(rb.receipts, 6);
+        const forged = (written[3] as Receipt).receipt_id; // written by a, checked on b
+        await state.tamper(forged);
+        const after = await b.value<Report>({ op: 'verify' });
+        assert.equal(after.ok, false);
+        assert.equal(after.broken[0]?.receipt_id, forged);
       });
     });
 

@@ -3,6 +3,7 @@
 // a relay (pg-proxy.ts) that a test can cut, as a network partition would.
 import { freshDatabase } from '../support/postgres.js';
 import { describeHostCases } from './cases.js';
+import { postgresBackend } from '../store/postgres-backend.js';
 import { PgProxy } from './pg-proxy.js';
 
 describeHostCases('PostgreSQL', {
@@ -15,6 +16,7 @@ describeHostCases('PostgreSQL', {
         { kind: 'postgres', url: proxy.urlFor(db.url) },
         { kind: 'postgres', url: db.url },
       ],
+      tamper: async (id: string) => void (await postgresBackend.tamper(db.url, id, 'alter', false)),
       cut: () => proxy.cut(),
       restore: () => proxy.restore(),
       drop: async () => {

@@ -4,11 +4,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeHostCases } from './cases.js';
+import { sqliteBackend } from '../store/sqlite-backend.js';
 
 describeHostCases('SQLite', {
   fresh: async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tg-sqlite-hosts-'));
-    return { stores: [{ kind: 'sqlite', dir }, { kind: 'sqlite', dir }], drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      stores: [
+        { kind: 'sqlite', dir },
+        { kind: 'sqlite', dir },
+      ],
+      tamper: async (id: string) => void (await sqliteBackend.tamper(dir, id, 'alter', false)),
+      drop: async () => rmSync(dir, { recursive: true, force: true }) };
   },
   canCut: false,
 });
