@@ -46,7 +46,8 @@ test('with artifacts in each state dir (the default), host B cannot find A\'s pr
     const w = await h.a.call(envelope('fs.write', { path: 'a.txt', content: 'after\n', mode: 'create_or_replace' }));
     assert.equal(w.status, 'succeeded');
     const u = await h.b.call(envelope('fs.undo', { receipt_id: w.receipt_id }));
-    assert.notEqual(u.status, 'succeeded');
+    assert.equal(u.status, 'failed');
+    assert.equal(u.error?.code, 'not_found');
     assert.equal(readFileSync(join(h.d.workspace, 'a.txt'), 'utf8'), 'after\n');
   } finally {
     await h.done();
