@@ -7,6 +7,8 @@ import { spawnSync } from 'node:child_process';
  */
 export function testEnv() {
   const env = { ...process.env, TOOLGATE_TEST: '1' };
+  // Tests choose their store themselves: a PostgreSQL URL of the user's shell must not move them all there.
+  delete env.TOOLGATE_STORE_URL;
   const configured = (key) => spawnSync('git', ['config', '--get', key], { encoding: 'utf8' }).stdout.trim() !== '';
   if (!env.GIT_AUTHOR_NAME && !env.GIT_COMMITTER_NAME && !configured('user.name')) {
     env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = 'Toolgate tests';

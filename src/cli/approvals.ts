@@ -14,7 +14,7 @@ Lists approval requests (default: pending ones that have not expired). Each bind
 action (its digest), the policy version and the grant digest; decide with toolgate approve ID or
 toolgate deny ID, then retry the same call in the same task.
 
-Options: --workspace DIR, --state-dir DIR (as for call)`,
+Options: --workspace DIR, --state-dir DIR, --store-url URL (as for call)`,
   async run(argv, io) {
     const { values, positionals } = parse(argv, { ...RUNTIME_OPTIONS, status: { type: 'string' }, task: { type: 'string' }, json: { type: 'boolean' } });
     if (values.help) {
@@ -58,7 +58,7 @@ ${name === 'approve' ? 'Approves' : 'Denies'} a pending, unexpired request. ${
         : 'A retry of the same action is then refused with policy_denied.'
     } Exit 1 when the request is unknown, already decided or expired.
 
-Options: --by NAME (default: $USER), --workspace DIR, --state-dir DIR (as for call)`,
+Options: --by NAME (default: $USER), --workspace DIR, --state-dir DIR, --store-url URL (as for call)`,
     async run(argv, io) {
       const { values, positionals } = parse(argv, { ...RUNTIME_OPTIONS, by: { type: 'string' }, json: { type: 'boolean' } });
       if (values.help) {

@@ -9,7 +9,9 @@ export const auditCommand: Command = {
   help: `toolgate audit verify [--task ID] [--json]
 
 Recomputes every receipt's digest and the link to its task's previous receipt; names the
-first broken link of each task. Exit 0 when every chain holds, 1 otherwise.`,
+first broken link of each task. Exit 0 when every chain holds, 1 otherwise.
+
+Options: --workspace DIR, --state-dir DIR, --store-url URL (as for call)`,
   async run(argv, io) {
     const { values, positionals } = parse(argv, { ...RUNTIME_OPTIONS, task: { type: 'string' }, json: { type: 'boolean' } });
     if (values.help) {

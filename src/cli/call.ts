@@ -26,7 +26,10 @@ ${policyHelp(26)}
                           approval_required, repeated_denial or budget_exhausted.
   --workspace DIR         workspace root (default: current directory)
   --state-dir DIR         state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)
-  --config FILE           configuration (default: toolgate.config.json in the workspace, if any)`,
+  --config FILE           configuration (default: toolgate.config.json in the workspace, if any)
+  --store-url URL         keep the state in this PostgreSQL database, shared by several hosts
+                          (default: $TOOLGATE_STORE_URL, then store.url of the configuration,
+                          else SQLite in the state dir)`,
   async run(argv, io) {
     const { values, positionals } = parse(argv, {
       ...RUNTIME_OPTIONS,

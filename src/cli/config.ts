@@ -14,6 +14,13 @@ export const configSchema = z.strictObject({
   grant: z.string().min(1).optional().describe('Grant file issued to each new task (schemas/grant.schema.json); keep it outside the workspace'),
   policies: z.array(z.string().min(1)).min(1).optional().describe('Cedar policy files (default: policies/default.cedar); keep them outside the workspace'),
   durability: z.enum(['normal', 'full']).optional().describe('normal: survives a process crash; full: fsync at every commit'),
+  store: z
+    .strictObject({
+      kind: z.enum(['sqlite', 'postgres']).describe('sqlite (default): one file in the state dir, zero setup; postgres: one database several hosts share'),
+      url: z.string().min(1).optional().describe('The PostgreSQL database, postgres://user@host:port/database (a unix socket: ?host=/run/postgresql); --store-url and TOOLGATE_STORE_URL take precedence. Keep a password out of this file (the workspace is the agent\'s): use TOOLGATE_STORE_URL or ~/.pgpass'),
+    })
+    .optional()
+    .describe('Where receipts, effects, tasks and the policy state live'),
   receipts: z
     .strictObject({
       retention: z.enum(['digest', 'inline']).optional().describe('What a stored receipt keeps of workspace content its result carries (an fs.read page): digest (default) its sha256 and size; inline a copy'),

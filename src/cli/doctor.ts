@@ -2,13 +2,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync, unlinkSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sandboxDoctor, type DoctorCheck } from '../sandbox/index.js';
-import { checkDatabase, probeSqlite } from '../store/index.js';
+import { checkDatabase, probePostgres, probeSqlite } from '../store/index.js';
 import { Workspace } from '../resources/index.js';
 import { defaultStateDir } from '../runtime/index.js';
 import { parse, RUNTIME_OPTIONS } from './options.js';
 import { configPath, loadConfig } from './config.js';
 import type { Command } from './usage.js';
+import type { ChainReport } from '../store/index.js';
 import { checkWorkspace } from './startup-faults.js';
+import { storeChoice } from './store-choice.js';
+import { ToolgateError } from '../protocol/index.js';
 
 /** Checks whose failure leaves Toolgate unable to do its main job; the rest degrade. */
 const REQUIRED = new Set(['node', 'bubblewrap', 'namespace sandbox', 'state dir', 'sqlite', 'database', 'receipt chains']);
@@ -60,26 +63,51 @@ async function databaseChecks(stateDir: string): Promise<DoctorCheck[]> {
       ? { name: 'database', ok: true, detail: `${db} passes PRAGMA integrity_check` }
       : { name: 'database', ok: false, detail: `${db} fails PRAGMA integrity_check: ${integrity.slice(0, 300)}`, fix: aside },
   ];
-  const c = health.chain;
-  if ('unreadable' in c) checks.push({ name: 'receipt chains', ok: false, detail: `cannot be read: ${c.unreadable}`, fix: aside });
-  else if (c.ok) checks.push({ name: 'receipt chains', ok: true, detail: `${c.receipts} receipts in ${c.tasks} tasks verify (audit verify)` });
-  else {
-    const first = c.broken[0];
-    const where = first ? `task ${first.task_id}: receipt #${first.seq} ${first.receipt_id}: ${first.reason}` : '';
-    checks.push({ name: 'receipt chains', ok: false, detail: `${c.broken.length} broken of ${c.tasks} tasks; ${where}`, fix: 'toolgate audit verify names each broken link; keep the database as evidence and give a new --state-dir' });
+  return [...checks, ...chainChecks(health.chain, aside, 'keep the database as evidence and give a new --state-dir')];
+}
+
+function chainChecks(c: ChainReport | { readonly unreadable: string }, aside: string, fresh: string): DoctorCheck[] {
+  if ('unreadable' in c) return [{ name: 'receipt chains', ok: false, detail: `cannot be read: ${c.unreadable}`, fix: aside }];
+  if (c.ok) return [{ name: 'receipt chains', ok: true, detail: `${c.receipts} receipts in ${c.tasks} tasks verify (audit verify)` }];
+  const first = c.broken[0];
+  const where = first ? `task ${first.task_id}: receipt #${first.seq} ${first.receipt_id}: ${first.reason}` : '';
+  return [{ name: 'receipt chains', ok: false, detail: `${c.broken.length} broken of ${c.tasks} tasks; ${where}`, fix: `toolgate audit verify names each broken link; ${fresh}` }];
+}
+
+/** A configured PostgreSQL store, instead of the state dir's SQLite file: it connects, its schema version, the receipt chains. */
+async function postgresChecks(url: string, stateDir: string, from: string): Promise<DoctorCheck[]> {
+  let health;
+  try {
+    health = await probePostgres(url, stateDir);
+  } catch (e) {
+    const where = ToolgateError.isInstance(e) && typeof e.data['database'] === 'string' ? e.data['database'] : 'the database';
+    return [{ name: 'database', ok: false, detail: `PostgreSQL (${from}): ${where} cannot be used: ${(e as Error).message}`, fix: `start the server, create the database, or correct ${from}` }];
   }
-  return checks;
+  const at = Object.entries(health.schema).map(([k, v]) => `${k} v${v}`).join(', ');
+  const want = Object.entries(health.expected).map(([k, v]) => `${k} v${v}`).join(', ');
+  const newer = Object.entries(health.schema).filter(([k, v]) => v > (health.expected[k] ?? 0));
+  const schema: DoctorCheck =
+    newer.length > 0
+      ? { name: 'database', ok: false, detail: `PostgreSQL ${health.server_version} (${from}): schema ${at} is newer than this Toolgate (${want})`, fix: 'upgrade Toolgate on this host to the version the other hosts run' }
+      : {
+          name: 'database',
+          ok: true,
+          detail: at === '' ? `PostgreSQL ${health.server_version} (${from}) connects; schema not created yet (the first call creates ${want})` : `PostgreSQL ${health.server_version} (${from}) connects; schema ${at}${at === want ? '' : ` (this Toolgate migrates it to ${want})`}`,
+        };
+  return [schema, ...(health.chain === null ? [] : chainChecks(health.chain, 'keep the database as evidence; restore it from a backup', 'keep the database as evidence'))];
 }
 
 export const doctorCommand: Command = {
   name: 'doctor',
   summary: 'check this host: node, bubblewrap sandbox, cgroups, ripgrep, git, state dir, SQLite, the database',
-  help: `toolgate doctor [--json] [--workspace DIR] [--state-dir DIR]
+  help: `toolgate doctor [--json] [--workspace DIR] [--state-dir DIR] [--store-url URL]
 
 Checks what Toolgate needs on this host; each line is ok or FAIL with the fix. Exit 1 when a
 required check fails (node, bubblewrap, namespace sandbox, state dir, sqlite, and the state
 dir's database: PRAGMA integrity_check and the receipt chains of audit verify); cgroups, git
-and ripgrep only degrade features.`,
+and ripgrep only degrade features. With a PostgreSQL store (--store-url, TOOLGATE_STORE_URL or
+store in the configuration) the database check connects to it instead and reads its schema
+version and receipt chains, changing nothing.`,
   async run(argv, io) {
     const { values } = parse(argv, { ...RUNTIME_OPTIONS, json: { type: 'boolean' } }, false);
     if (values.help) {
@@ -102,7 +130,12 @@ and ripgrep only degrade features.`,
     } catch (e) {
       stateCheck = { name: 'state dir', ok: false, detail: `${stateDir}: ${(e as Error).message}`, fix: 'choose a writable --state-dir' };
     }
-    const checks = [nodeCheck(), ...(await sandboxDoctor()), stateCheck, await sqliteCheck(), ...(stateCheck.ok ? await databaseChecks(stateDir) : [])];
+    const store = storeChoice(values['store-url'], loaded);
+    const storeChecks =
+      store.kind === 'postgres'
+        ? await postgresChecks(store.url, stateDir, store.from)
+        : [await sqliteCheck(), ...(stateCheck.ok ? await databaseChecks(stateDir) : [])];
+    const checks = [nodeCheck(), ...(await sandboxDoctor()), stateCheck, ...storeChecks];
     const failed = checks.filter((c) => !c.ok && REQUIRED.has(c.name));
     if (values.json) {
       io.out(JSON.stringify({ ok: failed.length === 0, checks: checks.map((c) => ({ ...c, required: REQUIRED.has(c.name) })) }, null, 2));

@@ -1,22 +1,26 @@
 import type { RuntimeOptions } from '../runtime/index.js';
-import { sqliteStore } from '../store/index.js';
+import { postgresStore, sqliteStore } from '../store/index.js';
 import { configPath, loadConfig, type LoadedConfig } from './config.js';
+import { storeChoice } from './store-choice.js';
 
 export interface RuntimeFlags {
   readonly workspace?: string | undefined;
   readonly 'state-dir'?: string | undefined;
   readonly config?: string | undefined;
+  readonly 'store-url'?: string | undefined;
 }
 
 /** Runtime options from the configuration file, with the command-line flags taking precedence. */
-export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = loadConfig(values.config, values.workspace)): RuntimeOptions {
+export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = loadConfig(values.config, values.workspace), env: NodeJS.ProcessEnv = process.env): RuntimeOptions {
   const c = loaded.config;
+  const store = storeChoice(values['store-url'], loaded, env);
   const stateDir = values['state-dir'] ?? configPath(loaded, c.state_dir);
   return {
     workspace: values.workspace ?? configPath(loaded, c.workspace) ?? process.cwd(),
     ...(stateDir !== undefined ? { stateDir } : {}),
-    // The store's own options go to its factory (SQLite, the default store).
-    ...(c.durability ? { store: sqliteStore({ durability: c.durability }) } : {}),
+    // The store's own options go to its factory: SQLite's durability (PostgreSQL always commits
+    // durably: synchronous_commit on), PostgreSQL's URL.
+    ...(store.kind === 'postgres' ? { store: postgresStore({ url: store.url }) } : c.durability ? { store: sqliteStore({ durability: c.durability }) } : {}),
     ...(c.secret_patterns ? { secretPatterns: c.secret_patterns } : {}),
     ...(c.artifacts?.kind === 'folder' ? { artifacts: { kind: 'folder', path: configPath(loaded, c.artifacts.path) ?? c.artifacts.path } } : {}),
     ...(c.limits?.concurrency !== undefined ? { concurrency: c.limits.concurrency } : {}),

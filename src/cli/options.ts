@@ -8,6 +8,7 @@ export const RUNTIME_OPTIONS = {
   workspace: { type: 'string' },
   'state-dir': { type: 'string' },
   config: { type: 'string' },
+  'store-url': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;
 

@@ -9,7 +9,7 @@ export const receiptsCommand: Command = {
   help: `toolgate receipts list [--task ID] [--limit N] [--json]
 toolgate receipts show RECEIPT_ID
 
-Options: --workspace DIR, --state-dir DIR (as for call)`,
+Options: --workspace DIR, --state-dir DIR, --store-url URL (as for call)`,
   async run(argv, io) {
     const { values, positionals } = parse(argv, { ...RUNTIME_OPTIONS, task: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } });
     if (values.help) {

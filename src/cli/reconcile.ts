@@ -39,7 +39,9 @@ An effect reconcile cannot decide (e.g. an interrupted shell.exec) is settled by
 its effect key or idempotency key; --settle completed means it happened (a retry replays),
 released means it did not (a retry runs it); --reason is recorded in the settling receipt.
 
-Exit 1 when any effect stays unsettled.`,
+Exit 1 when any effect stays unsettled.
+
+Options: --workspace DIR, --state-dir DIR, --store-url URL (as for call)`,
   async run(argv, io) {
     const { values, positionals } = parse(argv, {
       ...RUNTIME_OPTIONS,

@@ -99,6 +99,8 @@ ${policyHelp(21)}
   --state-dir DIR    state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)
   --config FILE      configuration (default: toolgate.config.json in the workspace, if any);
                      flags override it
+  --store-url URL    keep the state in this PostgreSQL database, shared by several hosts
+                     (default: $TOOLGATE_STORE_URL, then store.url, else SQLite in the state dir)
 
 HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the others):
   --max-connections N        connections held at once; beyond it the oldest idle one is closed

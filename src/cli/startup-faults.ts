@@ -36,14 +36,23 @@ function stateFix(stateDir: string, operation: string, cause: string | null): st
   return `the state dir ${stateDir} cannot be used; fix: make it writable (and its disk not full), or give another --state-dir DIR`;
 }
 
+/** The fix for a PostgreSQL store that cannot be used, by what the server or the connection said. */
+function databaseFix(database: string, cause: string | null): string {
+  if (cause === '3D000') return `the database ${database} does not exist; fix: create it (createdb), or give another --store-url URL`;
+  if (cause?.startsWith('28')) return `the database ${database} refused the credentials; fix: give the right user and password in --store-url URL (or TOOLGATE_STORE_URL)`;
+  return `the database ${database} cannot be reached or used; fix: start the server and check --store-url URL (or TOOLGATE_STORE_URL, or store.url in the configuration)`;
+}
+
 /** A runtime that could not open its store, as the start-up error `state_unavailable`; anything else passes through. */
 export function startupFaultOfStore(e: unknown): unknown {
   if (!ToolgateError.isInstance(e) || e.code !== 'store_unavailable') return e;
-  const data = e.data as { operation: string; cause_code: string | null; state_dir: string };
-  return new StartupError('state_unavailable', `${stateFix(data.state_dir, data.operation, data.cause_code)} (${e.message})`, {
+  const data = e.data as { operation: string; cause_code: string | null; state_dir: string; database?: string };
+  const fix = data.database !== undefined ? databaseFix(data.database, data.cause_code) : stateFix(data.state_dir, data.operation, data.cause_code);
+  return new StartupError('state_unavailable', `${fix} (${e.message})`, {
     state_dir: data.state_dir,
     operation: data.operation,
     cause_code: data.cause_code,
+    ...(data.database !== undefined ? { database: data.database } : {}),
   }, { cause: e });
 }
 

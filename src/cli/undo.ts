@@ -15,7 +15,8 @@ The undo is itself a call (fs.undo): its receipt is printed. Exit 0 when it succ
 Options:
   --task ID          task id (default: a new task)
   --workspace DIR    workspace root (default: current directory)
-  --state-dir DIR    state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)`,
+  --state-dir DIR    state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)
+  --store-url URL    PostgreSQL store (as for call)`,
   async run(argv, io) {
     const { values, positionals } = parse(argv, { ...RUNTIME_OPTIONS, task: { type: 'string' } });
     if (values.help) {

@@ -318,11 +318,11 @@ export interface ErrorDataByCode {
     | { readonly errno: string | null }
     | NoData;
   /**
-   * The state dir cannot be written or read (full, read-only, I/O error, damaged); `cause_code` is e.g. `SQLITE_FULL`, `ENOSPC`. `call()` rejects with it when no receipt can be committed; opening a runtime on such a dir throws it.
+   * The state dir cannot be written or read (full, read-only, I/O error, damaged); `cause_code` is e.g. `SQLITE_FULL`, `ENOSPC`. `call()` rejects with it when no receipt can be committed; opening a runtime on such a dir throws it. With the PostgreSQL store: the database cannot be reached or refuses (connection lost, server down, disk full); `database` names it (its URL without the password) and `cause_code` is its SQLSTATE (`57P01`, `3D000`) or the connection's errno (`ECONNREFUSED`).
    * @stage any
    * @status failed
    */
-  store_unavailable: { readonly operation: string; readonly cause_code: string | null; readonly state_dir: string };
+  store_unavailable: { readonly operation: string; readonly cause_code: string | null; readonly state_dir: string; readonly database?: string };
   /**
    * An fs.patch edit whose `old` equals its `new`, or a file the patch would leave byte-for-byte as it is; nothing is written.
    * @stage execute

@@ -33,8 +33,8 @@ export interface StartupErrorDataByCode {
   invalid_policy: { readonly file?: string; readonly reason: 'unreadable' | 'invalid'; readonly faults: readonly PolicyFault[] };
   /** The workspace (`--workspace`, `workspace` in the configuration, or the current directory) does not exist, is not a directory, or cannot be opened. */
   invalid_workspace: { readonly workspace: string; readonly cause_code: string | null };
-  /** The state dir cannot be created or written, or its database `toolgate.db` cannot be opened or is damaged; nothing in it was changed. `operation` is the store's (`create the state dir`, `open the database`). */
-  state_unavailable: { readonly state_dir: string; readonly operation: string; readonly cause_code: string | null };
+  /** The state dir cannot be created or written, or its database `toolgate.db` cannot be opened or is damaged; nothing in it was changed. `operation` is the store's (`create the state dir`, `open the database`). With the PostgreSQL store, `database` names the database (its URL without the password) that cannot be reached or used. */
+  state_unavailable: { readonly state_dir: string; readonly operation: string; readonly cause_code: string | null; readonly database?: string };
   /** The bearer token file (`--token-file`, `serve.token_file` in the configuration) cannot be read. */
   invalid_token_file: { readonly file: string; readonly cause_code: string | null };
   /** `serve --http` cannot listen on the address: the port is in use (`EADDRINUSE`) or not allowed (`EACCES`), or the host is not an address of this machine. */

@@ -29,12 +29,22 @@ export interface Transaction {
   onAbort(undo: () => void): void;
 }
 
+/**
+ * Whether the connection itself was lost (the driver's own error, or the server ending the
+ * session: 57P01 terminated by an administrator, 57P02 crash shutdown, 57P03 cannot connect now,
+ * class 08 connection exceptions); not a refusal of the statement.
+ */
+function isConnectionLoss(e: unknown): boolean {
+  if (e instanceof pg.DatabaseError) return /^(08|57P0[123])/.test(e.code ?? '');
+  return e instanceof Error && isPostgresUnavailable(e);
+}
+
 export class Database {
   readonly #pool: pg.Pool;
-  readonly #stateDir: string;
+  readonly #where: { readonly stateDir: string; readonly url: string };
 
   constructor(opts: DatabaseOptions) {
-    this.#stateDir = opts.stateDir;
+    this.#where = { stateDir: opts.stateDir, url: opts.url };
     this.#pool = new pg.Pool({
       connectionString: opts.url,
       max: opts.pool,
@@ -56,10 +66,13 @@ export class Database {
   }
 
   #typed(e: unknown, operation: string): unknown {
-    return postgresFailure(e, operation, this.#stateDir);
+    return postgresFailure(e, operation, this.#where);
   }
 
-  /** One statement outside a transaction (autocommit). */
+  /**
+   * One statement outside a transaction (autocommit). Not run again on a failure: a write may
+   * have been applied before its connection died.
+   */
   async query<R extends pg.QueryResultRow>(operation: string, text: string, values: readonly unknown[] = []): Promise<pg.QueryResult<R>> {
     try {
       return await this.#pool.query<R>(text, values as unknown[]);
@@ -69,59 +82,93 @@ export class Database {
   }
 
   /**
-   * Runs `run` in one transaction (READ COMMITTED unless told) and commits; a serialization
-   * failure or a deadlock runs it again (bounded). The connection is released in every case,
-   * and thrown away when it broke, so the pool never hands out a dead one.
+   * A read: on a connection that turns out dead (a pooled one the server ended while idle, the
+   * pool not told yet) it runs once more on a fresh one, as reading twice changes nothing.
+   */
+  async read<R extends pg.QueryResultRow>(operation: string, text: string, values: readonly unknown[] = []): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.#pool.query<R>(text, values as unknown[]);
+    } catch (e) {
+      if (!isConnectionLoss(e)) throw this.#typed(e, operation);
+    }
+    return this.query<R>(operation, text, values);
+  }
+
+  /**
+   * Runs `run` in one transaction (READ COMMITTED unless told) and commits. It runs again
+   * (bounded) after a serialization failure or a deadlock, and once when the connection turns
+   * out dead at BEGIN (a pooled connection the server ended while idle: nothing was done). A
+   * connection lost later fails the call typed: the caller decides (a claim is simply not made;
+   * a commit lost during COMMIT may or may not have committed). The connection is released in
+   * every case, and thrown away when it broke, so the pool never hands it out again.
    */
   async transaction<T>(operation: string, run: (tx: Transaction) => Promise<T>, opts: { readonly isolation?: 'repeatable read'; readonly readOnly?: boolean } = {}): Promise<T> {
+    let reconnected = false;
     for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#once(operation, run, opts);
-      } catch (e) {
-        const code = e instanceof pg.DatabaseError ? e.code : undefined;
-        if (attempt >= ATTEMPTS || code === undefined || !RETRYABLE.has(code)) throw e;
+      const outcome = await this.#once(operation, run, opts);
+      if (outcome.ok) return outcome.value;
+      const e = outcome.error;
+      const code = e instanceof pg.DatabaseError ? e.code : undefined;
+      if (attempt < ATTEMPTS && code !== undefined && RETRYABLE.has(code)) continue;
+      if (!reconnected && outcome.lostAtBegin) {
+        reconnected = true;
+        continue;
       }
+      // Only the driver's errors are judged; an error of `run` itself (a defect) goes on as it is.
+      throw outcome.fromDriver ? this.#typed(e, operation) : e;
     }
   }
 
-  async #once<T>(operation: string, run: (tx: Transaction) => Promise<T>, opts: { readonly isolation?: 'repeatable read'; readonly readOnly?: boolean }): Promise<T> {
+  async #once<T>(
+    operation: string,
+    run: (tx: Transaction) => Promise<T>,
+    opts: { readonly isolation?: 'repeatable read'; readonly readOnly?: boolean },
+  ): Promise<{ ok: true; value: T } | { ok: false; error: unknown; fromDriver: boolean; lostAtBegin: boolean }> {
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
     } catch (e) {
-      throw this.#typed(e, operation);
+      // Could not even connect: the server is unreachable, running again is not going to help now.
+      return { ok: false, error: e, fromDriver: true, lostAtBegin: false };
     }
     // Between two statements of ours the connection may die: the client then emits 'error',
     // which must not end the process; the next statement fails and says so.
-    let broken: Error | undefined;
+    let broken: unknown;
     const onError = (e: Error): void => {
-      broken = e;
+      broken ??= e;
     };
     client.on('error', onError);
     const undo: (() => void)[] = [];
+    let begun = false;
     let committed = false;
+    let driverError: unknown;
+    // Statements fail raw here, so that the retry above can tell what happened; the caller gets them typed.
     const query = async <R extends pg.QueryResultRow>(text: string, values: readonly unknown[] = []): Promise<pg.QueryResult<R>> => {
       try {
         return await client.query<R>(text, values as unknown[]);
       } catch (e) {
-        if (isPostgresUnavailable(e)) broken ??= e as Error;
-        throw this.#typed(e, operation);
+        driverError = e;
+        if (isPostgresUnavailable(e)) broken ??= e;
+        throw e;
       }
     };
     try {
       const mode = `${opts.isolation ? ` ISOLATION LEVEL ${opts.isolation.toUpperCase()}` : ''}${opts.readOnly ? ' READ ONLY' : ''}`;
       await query(`BEGIN${mode}`);
+      begun = true;
       const value = await run({ query, onAbort: (f) => undo.push(f) });
       await query('COMMIT');
       committed = true;
-      return value;
+      return { ok: true, value };
+    } catch (e) {
+      return { ok: false, error: e, fromDriver: e === driverError, lostAtBegin: !begun && isConnectionLoss(e) };
     } finally {
       if (!committed) {
         for (const f of undo.reverse()) f();
-        if (broken === undefined) await client.query('ROLLBACK').catch((e: unknown) => void (broken = e as Error));
+        if (broken === undefined) await client.query('ROLLBACK').catch((e: unknown) => void (broken = e));
       }
       client.off('error', onError);
-      client.release(broken);
+      client.release(broken === undefined ? undefined : broken instanceof Error ? broken : new Error(String(broken)));
     }
   }
 

@@ -56,7 +56,7 @@ export class PgEffectTable {
   }
 
   async find(task: TaskId, key: string): Promise<EffectRecord | undefined> {
-    const row = (await this.#db.query<Row>('read the effect record', `SELECT ${COLUMNS} FROM effects WHERE task_id = $1 AND effect_key = $2`, [task, key])).rows[0];
+    const row = (await this.#db.read<Row>('read the effect record', `SELECT ${COLUMNS} FROM effects WHERE task_id = $1 AND effect_key = $2`, [task, key])).rows[0];
     return row ? recordOf(row) : undefined;
   }
 
@@ -102,11 +102,11 @@ export class PgEffectTable {
       where.push(`task_id = $${args.length}`);
     }
     const sql = `SELECT ${COLUMNS} FROM effects ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at, seq`;
-    return (await this.#db.query<Row>('list effect records', sql, args)).rows.map(recordOf);
+    return (await this.#db.read<Row>('list effect records', sql, args)).rows.map(recordOf);
   }
 
   async listUnsettled(): Promise<UnsettledEffect[]> {
-    const rows = (await this.#db.query<Row>('list effect records', `SELECT ${COLUMNS} FROM effects WHERE state IN ('sent', 'ambiguous') ORDER BY updated_at, seq`)).rows;
+    const rows = (await this.#db.read<Row>('list effect records', `SELECT ${COLUMNS} FROM effects WHERE state IN ('sent', 'ambiguous') ORDER BY updated_at, seq`)).rows;
     const now = Date.now();
     return rows.map((row) => ({ ...recordOf(row), owner_alive: row.state === 'sent' && !this.#owner.abandoned(row, now) }));
   }

@@ -1,6 +1,7 @@
-import type { StoreFactory } from '../types.js';
+import type { ChainReport, StoreFactory } from '../types.js';
 import { Database } from './database.js';
-import { schemaVersions } from './migrations.js';
+import { PG_CORE_MIGRATIONS, PG_POLICY_MIGRATIONS, schemaVersions } from './migrations.js';
+import { PgReceiptTable } from './receipts.js';
 import { PostgresStore, type PostgresOptions } from './store.js';
 
 /**
@@ -13,18 +14,30 @@ export function postgresStore(options: PostgresOptions): StoreFactory {
   return async ({ stateDir }) => PostgresStore.open({ ...options, stateDir });
 }
 
-/** What `toolgate doctor` finds in a PostgreSQL store: the server and the schema versions it holds (empty: not created yet). */
+/** What `toolgate doctor` finds in a PostgreSQL store. */
 export interface PostgresHealth {
   readonly server_version: string;
+  /** The schema versions the database holds (empty: not created yet, the first run creates it). */
   readonly schema: Readonly<Record<string, number>>;
+  /** The versions this Toolgate migrates to. */
+  readonly expected: Readonly<Record<string, number>>;
+  /** The receipt chains (`audit verify`), when the schema is there; or why they cannot be read. */
+  readonly chain: ChainReport | { readonly unreadable: string } | null;
 }
 
-/** Connects without changing anything: the server version and the schema versions. Throws `store_unavailable` when it cannot. */
+/**
+ * Connects and checks without changing anything: the server version, the schema versions, and
+ * the receipt chains. Throws `store_unavailable` when the database cannot be reached.
+ */
 export async function probePostgres(url: string, stateDir: string): Promise<PostgresHealth> {
   const db = new Database({ url, pool: 1, stateDir, applicationName: 'toolgate doctor' });
   try {
-    const version = (await db.query<{ v: string }>('connect', 'SHOW server_version')).rows[0]?.v ?? 'unknown';
-    return { server_version: version, schema: await schemaVersions(db) };
+    const version = (await db.read<{ v: string }>('connect', `SELECT current_setting('server_version') AS v`)).rows[0]?.v ?? 'unknown';
+    const schema = await schemaVersions(db);
+    const expected = { [PG_CORE_MIGRATIONS.name]: PG_CORE_MIGRATIONS.steps.length, [PG_POLICY_MIGRATIONS.name]: PG_POLICY_MIGRATIONS.steps.length };
+    const chain =
+      schema['core'] === undefined ? null : await new PgReceiptTable(db).verify().catch((e: unknown) => ({ unreadable: e instanceof Error ? e.message : String(e) }));
+    return { server_version: version, schema, expected, chain };
   } finally {
     await db.close().catch(() => undefined);
   }

@@ -48,7 +48,7 @@ export class PgApprovalStore implements ApprovalStore {
   }
 
   async findApproval(b: ApprovalBinding): Promise<ApprovalRecord | undefined> {
-    const r = await this.#db.query<ApprovalRow>(
+    const r = await this.#db.read<ApprovalRow>(
       'read the approval',
       `SELECT ${COLUMNS} FROM policy_approvals WHERE task_id = $1 AND action_digest = $2 AND policy_version = $3 AND grant_digest = $4
        ORDER BY created_at DESC, seq DESC LIMIT 1`,
@@ -59,7 +59,7 @@ export class PgApprovalStore implements ApprovalStore {
   }
 
   async getApproval(id: string): Promise<ApprovalRecord | undefined> {
-    const row = (await this.#db.query<ApprovalRow>('read the approval', `SELECT ${COLUMNS} FROM policy_approvals WHERE id = $1`, [id])).rows[0];
+    const row = (await this.#db.read<ApprovalRow>('read the approval', `SELECT ${COLUMNS} FROM policy_approvals WHERE id = $1`, [id])).rows[0];
     return row && approvalOf(row);
   }
 
@@ -110,6 +110,6 @@ export class PgApprovalStore implements ApprovalStore {
       where.push(`task_id = $${params.length}`);
     }
     const sql = `SELECT ${COLUMNS} FROM policy_approvals ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, seq`;
-    return (await this.#db.query<ApprovalRow>('list approvals', sql, params)).rows.map(approvalOf);
+    return (await this.#db.read<ApprovalRow>('list approvals', sql, params)).rows.map(approvalOf);
   }
 }

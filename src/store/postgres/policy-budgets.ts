@@ -102,7 +102,7 @@ export class PgBudgetStore implements BudgetStore {
   }
 
   async usage(task: TaskId): Promise<Readonly<Record<BudgetDimension, BudgetUsageRow>>> {
-    const rows = await usageRows({ query: (text, values) => this.#db.query('read the budget usage', text, values) }, task);
+    const rows = await usageRows({ query: (text, values) => this.#db.read('read the budget usage', text, values) }, task);
     return Object.fromEntries(BUDGET_DIMENSIONS.map((d) => [d, rows.get(d) ?? { used: 0, reserved: 0 }])) as Record<BudgetDimension, BudgetUsageRow>;
   }
 }

@@ -15,7 +15,7 @@ class PgDenialStore implements DenialStore {
   }
 
   async denialCount(task: TaskId, key: string): Promise<number> {
-    const r = await this.#db.query<{ count: number }>('read the denial count', 'SELECT count FROM policy_denials WHERE task_id = $1 AND denial_key = $2', [task, key]);
+    const r = await this.#db.read<{ count: number }>('read the denial count', 'SELECT count FROM policy_denials WHERE task_id = $1 AND denial_key = $2', [task, key]);
     return r.rows[0]?.count ?? 0;
   }
 
@@ -39,7 +39,7 @@ class PgGrantStore implements GrantStore {
   }
 
   async getGrant(task: TaskId): Promise<Grant | undefined> {
-    const r = await this.#db.query<{ grant_json: string }>('read the grant', 'SELECT grant_json FROM policy_grants WHERE task_id = $1', [task]);
+    const r = await this.#db.read<{ grant_json: string }>('read the grant', 'SELECT grant_json FROM policy_grants WHERE task_id = $1', [task]);
     const row = r.rows[0];
     return row && (JSON.parse(row.grant_json) as Grant);
   }

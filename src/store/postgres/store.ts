@@ -85,12 +85,12 @@ export class PostgresStore implements Store {
     });
   }
   async getTask(task: TaskId): Promise<TaskRecord | undefined> {
-    const row = (await this.#db.query<{ task_id: string; registry_revision: string | null; created_at: string }>('read the task', 'SELECT task_id, registry_revision, created_at FROM tasks WHERE task_id = $1', [task])).rows[0];
+    const row = (await this.#db.read<{ task_id: string; registry_revision: string | null; created_at: string }>('read the task', 'SELECT task_id, registry_revision, created_at FROM tasks WHERE task_id = $1', [task])).rows[0];
     if (!row || !row.registry_revision) return undefined;
     return { task_id: row.task_id as TaskId, registry_revision: row.registry_revision as Digest, created_at: row.created_at };
   }
   async currentRevision(): Promise<number> {
-    return ((await this.#db.query<{ revision: number }>('read the revision', 'SELECT revision FROM workspace_revision WHERE id = 1')).rows[0] as { revision: number }).revision;
+    return ((await this.#db.read<{ revision: number }>('read the revision', 'SELECT revision FROM workspace_revision WHERE id = 1')).rows[0] as { revision: number }).revision;
   }
   async advanceRevision(): Promise<number> {
     const r = await this.#db.query<{ revision: number }>('advance the revision', 'UPDATE workspace_revision SET revision = revision + 1 WHERE id = 1 RETURNING revision');

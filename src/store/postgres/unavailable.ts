@@ -26,13 +26,25 @@ export function isPostgresUnavailable(e: unknown): boolean {
   return e instanceof Error;
 }
 
+/** A database URL as it may be shown and logged: without its password. */
+export function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    u.searchParams.delete('password');
+    return u.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
 /** The typed form of a failure of the database or the connection; other errors pass through unchanged. */
-export function postgresFailure(e: unknown, operation: string, stateDir: string): unknown {
+export function postgresFailure(e: unknown, operation: string, where: { readonly stateDir: string; readonly url: string }): unknown {
   if (!isPostgresUnavailable(e)) return e;
   return new ToolgateError(
     'store_unavailable',
     `the PostgreSQL store cannot ${operation}: ${e instanceof Error ? e.message : String(e)}`,
-    { operation, cause_code: codeOf(e), state_dir: stateDir },
+    { operation, cause_code: codeOf(e), state_dir: where.stateDir, database: redactedUrl(where.url) },
     { cause: e },
   );
 }
