@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { PROTOCOL_VERSION, type Receipt } from '../../src/protocol/index.js';
 import { ledgerLines } from '../support/probe-tools.js';
 import { Fleet, type Host } from './hosts.js';
+import { auditVerify } from './audit-cli.js';
 import type { HostConfig } from './protocol.js';
 
 export interface HostBackend {
@@ -17,6 +18,8 @@ export interface HostBackend {
    */
   fresh(): Promise<{
     readonly stores: readonly [HostConfig['store'], HostConfig['store']];
+    /** How `toolgate audit verify` names this store (`--store-url URL`, or the SQLite file's `--state-dir`). */
+    readonly cliStore: readonly string[];
     /** Alters a stored receipt behind the store's back, as an attacker with the database would. */
     readonly tamper: (receiptId: string) => Promise<void>;
     readonly cut?: () => Promise<void>;
@@ -158,11 +161,17 @@ export function describeHostCases(name: string, backend: HostBackend): void {
         assert.equal(ra.ok, true);
         assert.equal(rb.ok, true);
         assert.equal(rb.receipts, 6);
+        const cli = auditVerify(fleet.workspaceOf('host-a'), state.cliStore);
+        assert.equal(cli.code, 0, cli.out + cli.err);
+        assert.match(cli.out, /^ok: 6 receipts in 1 tasks/);
         const forged = (written[3] as Receipt).receipt_id; // written by a, checked on b
         await state.tamper(forged);
         const after = await b.value<Report>({ op: 'verify' });
         assert.equal(after.ok, false);
         assert.equal(after.broken[0]?.receipt_id, forged);
+        const broken = auditVerify(fleet.workspaceOf('host-a'), state.cliStore);
+        assert.equal(broken.code, 1, broken.out + broken.err);
+        assert.match(broken.out, new RegExp(`BROKEN[\\s\\S]*${forged}`));
       });
     });
 

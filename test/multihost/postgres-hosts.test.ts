@@ -16,6 +16,7 @@ describeHostCases('PostgreSQL', {
         { kind: 'postgres', url: proxy.urlFor(db.url) },
         { kind: 'postgres', url: db.url },
       ],
+      cliStore: ['--store-url', db.url],
       tamper: async (id: string) => void (await postgresBackend.tamper(db.url, id, 'alter', false)),
       cut: () => proxy.cut(),
       restore: () => proxy.restore(),

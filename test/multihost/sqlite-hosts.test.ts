@@ -14,6 +14,7 @@ describeHostCases('SQLite', {
         { kind: 'sqlite', dir },
         { kind: 'sqlite', dir },
       ],
+      cliStore: ['--state-dir', dir],
       tamper: async (id: string) => void (await sqliteBackend.tamper(dir, id, 'alter', false)),
       drop: async () => rmSync(dir, { recursive: true, force: true }) };
   },
