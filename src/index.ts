@@ -57,7 +57,7 @@ export { PROFILE_ORIGIN_KIND, type ProfileOrigin } from './protocol/index.js';
 export { serveMcpStdio, serveMcpHttp, type StdioServeOptions, type HttpServeOptions } from './server/index.js';
 
 // Stores: the runtime's state behind an injected, asynchronous interface (SQLite by default)
-export { sqliteStore, type Store, type StoreFactory, type StoreContext } from './store/index.js';
+export { sqliteStore, postgresStore, type Store, type StoreFactory, type StoreContext } from './store/index.js';
 // Errors that stop Toolgate before it serves anything: a bad command line, configuration, grant or policy
 export { StartupError, STARTUP_ERROR_CODES, type StartupErrorCode, type StartupErrorDataByCode } from './protocol/index.js';
 export { GrantFileError, PolicyLoadError } from './policy/index.js';
