@@ -92,6 +92,25 @@ export function describeHostCases(name: string, backend: HostBackend): void {
       });
     });
 
+    describe('a host SIGKILLed after its intent, before its effect', () => {
+      after(done);
+      it('the other host settles it released once the deadline has passed: the key is expired (no effect), a new key runs once', async () => {
+        const [a, b] = await hosts();
+        const env = call('mh-early', 'not-yet', { idempotency_key: 'early-1', deadline: new Date(Date.now() + 8_000).toISOString() });
+        await a.call(env, 'kill-after-sent').catch(() => undefined);
+        assert.equal((await a.exited).signal, 'SIGKILL');
+        assert.deepEqual(ledgerLines(fleet.ledger), [], 'a died before the effect');
+        // Another host may take the record over only after its deadline (plus the grace), and the
+        // deadline belongs to the logical effect: released, but too late to run under this key.
+        const { receipt } = await retryUntilSettled(b, { ...env, deadline: new Date(Date.now() + 60_000).toISOString() });
+        assert.deepEqual([receipt.status, receipt.error?.code], ['expired', 'deadline_expired']);
+        assert.deepEqual(ledgerLines(fleet.ledger), [], 'nothing ran');
+        const fresh = await b.call({ ...env, idempotency_key: 'early-2', deadline: new Date(Date.now() + 60_000).toISOString() });
+        assert.equal(fresh.status, 'succeeded', JSON.stringify(fresh.error));
+        assert.deepEqual(ledgerLines(fleet.ledger), ['not-yet'], 'the effect ran once');
+      });
+    });
+
     describe('100 concurrent calls with one idempotency key over two hosts', () => {
       after(done);
       it('make exactly one effect; every other call replays or is told the effect is in progress', async () => {
