@@ -50,6 +50,18 @@ if (files.length === 0) {
 }
 if (!existsSync('dist/src/cli/main.js')) console.error('note: dist/ is missing; tests that run the built CLI need `npm run build` first');
 const env = testEnv();
+// Signals are taken from here on, so that one arriving while the cluster starts (synchronous
+// code, during which no handler runs) does not kill this process and leave the server running:
+// it is acted on as soon as the start returns.
+let interrupted = null;
+let child = null;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    interrupted ??= signal;
+    // The tests get the signal; the cleanup below runs when they have ended.
+    child?.kill(signal);
+  });
+}
 let cluster = null;
 if (!env[TEST_PG_URL_ENV]) {
   try {
@@ -61,10 +73,11 @@ if (!env[TEST_PG_URL_ENV]) {
   }
   env[TEST_PG_URL_ENV] = cluster.url;
 }
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { stdio: 'inherit', env });
-// An interrupted run still stops the cluster: the signal goes on to the tests, and the cleanup
-// below runs when they have ended.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+if (interrupted !== null) {
+  cluster?.stop();
+  process.exit(130);
+}
+child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { stdio: 'inherit', env });
 child.on('error', (e) => {
   console.error(`cannot run the tests: ${e.message}`);
   cluster?.stop();

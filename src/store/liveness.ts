@@ -48,6 +48,7 @@ const heldKey = (task: string, key: string): string => `${task}\u0000${key}`;
 export class EffectOwner {
   readonly id: string;
   readonly pid = process.pid;
+  /** How this host names itself in the records it owns: a pid means something only on its own host. */
   readonly host: string;
   readonly #held = new Set<string>();
 

@@ -125,6 +125,27 @@ describe('postgres store', () => {
     });
   });
 
+  it('hostName: a record of a host of another name is judged by its deadline, of this name by its pid', async () => {
+    await withDatabase_(async (url) => {
+      const a = await PostgresStore.open({ url, stateDir: STATE, hostName: 'host-a' });
+      const b = await PostgresStore.open({ url, stateDir: STATE, hostName: 'host-b' });
+      const a2 = await PostgresStore.open({ url, stateDir: STATE, hostName: 'host-a' });
+      const task = freshTask();
+      try {
+        // Held by a running call of host A, but its deadline and the grace have passed.
+        const req = claimOf(task, 'k', { deadline: Date.now() - ABANDON_GRACE_MS - 1_000 });
+        assert.deepEqual(await a.claim(req), { kind: 'new' });
+        await a.markSent(task, 'k', null);
+        assert.equal((await a2.claim(req)).kind, 'in_progress', 'same host name: its pid runs here');
+        const r = await b.claim(req);
+        assert.equal(r.kind, 'reconcile', 'another host cannot see the pid: the deadline decides');
+        assert.equal(r.kind === 'reconcile' && r.record.owner_host, 'host-b');
+      } finally {
+        await Promise.all([a.close(), b.close(), a2.close()]);
+      }
+    });
+  });
+
   it('a database that cannot be reached is store_unavailable at open, with the server\'s code', async () => {
     await assert.rejects(postgresStore({ url: withDatabase(testServerUrl(), 'tg_does_not_exist') })({ stateDir: STATE }), (e: unknown) => {
       assertUnavailable(e);

@@ -172,7 +172,11 @@ export class Database {
     }
   }
 
-  async close(): Promise<void> {
-    await this.#pool.end();
+  #closed: Promise<void> | null = null;
+
+  /** Ends every connection (once: a second close waits for the first). */
+  close(): Promise<void> {
+    this.#closed ??= this.#pool.end();
+    return this.#closed;
   }
 }

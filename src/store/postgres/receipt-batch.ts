@@ -5,7 +5,7 @@
 // The chain head of each task in a batch is locked (`SELECT … FOR UPDATE` on its tasks row,
 // in task-id order so two batches never wait on each other in a cycle) before its receipts are
 // sealed onto it: two hosts appending to one task take turns, so the chain never forks.
-import type { Digest, Receipt } from '../../protocol/index.js';
+import { ToolgateError, type Digest, type Receipt } from '../../protocol/index.js';
 import { sealLink } from '../chain-check.js';
 import type { CommitRequest } from '../types.js';
 import type { Database, Transaction } from './database.js';
@@ -44,15 +44,25 @@ export class ReceiptBatcher {
   }
 
   async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const batch = this.#queue;
-      this.#queue = [];
-      await this.#write(batch);
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue;
+        this.#queue = [];
+        await this.#write(batch);
+      }
+    } finally {
+      this.#running = null;
     }
-    this.#running = null;
   }
 
-  /** One transaction for the batch; if it fails, each request alone, so one bad request fails alone. */
+  /**
+   * One transaction for the batch. If the database refused one request (a defect of that
+   * request), each is written alone, so one bad request fails alone. If the database or the
+   * connection failed (`store_unavailable`), every request of the batch fails with it and none is
+   * written again: a connection lost during COMMIT leaves the batch committed or not, and
+   * sealing its bodies again onto a head that may have moved would chain a second receipt of
+   * the same call.
+   */
   async #write(batch: readonly Pending[]): Promise<void> {
     try {
       const receipts = await this.#append(batch.map((p) => p.req));
@@ -60,7 +70,10 @@ export class ReceiptBatcher {
       this.#stats.receipts += receipts.length;
       batch.forEach((p, i) => p.resolve(receipts[i] as Receipt));
     } catch (e) {
-      if (batch.length === 1) return (batch[0] as Pending).reject(e);
+      if (batch.length === 1 || ToolgateError.isInstance(e)) {
+        for (const p of batch) p.reject(e);
+        return;
+      }
       for (const p of batch) await this.#write([p]);
     }
   }

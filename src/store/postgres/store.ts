@@ -18,6 +18,13 @@ export interface PostgresOptions {
   readonly pool?: number;
   /** Names the connections in `pg_stat_activity` (default `toolgate`). */
   readonly applicationName?: string;
+  /**
+   * How this host names itself in the effect records it owns (default: the machine's hostname).
+   * Hosts sharing the database must have different names, stable across restarts: a record of a
+   * host with this one's name is judged by whether its pid runs here, which is only meaningful
+   * on the machine that ran it.
+   */
+  readonly hostName?: string;
 }
 
 /**
@@ -27,7 +34,7 @@ export interface PostgresOptions {
  */
 export class PostgresStore implements Store {
   /** This store instance as the owner of the effect records it claims. */
-  readonly owner = new EffectOwner();
+  readonly owner: EffectOwner;
   readonly grants: GrantStore;
   readonly approvals: ApprovalStore;
   readonly budgets: BudgetStore;
@@ -37,7 +44,8 @@ export class PostgresStore implements Store {
   readonly #receipts: PgReceiptTable;
   readonly #batcher: ReceiptBatcher;
 
-  private constructor(db: Database) {
+  private constructor(db: Database, hostName: string | undefined) {
+    this.owner = new EffectOwner(undefined, hostName);
     this.#db = db;
     this.#effects = new PgEffectTable(db, this.owner);
     this.#receipts = new PgReceiptTable(db);
@@ -54,7 +62,7 @@ export class PostgresStore implements Store {
       await db.close().catch(() => undefined);
       throw e;
     }
-    return new PostgresStore(db);
+    return new PostgresStore(db, opts.hostName);
   }
 
   /** The continuation-token key every host shares (keys.ts). */
