@@ -61,3 +61,6 @@ export { sqliteStore, postgresStore, type Store, type StoreFactory, type StoreCo
 // Errors that stop Toolgate before it serves anything: a bad command line, configuration, grant or policy
 export { StartupError, STARTUP_ERROR_CODES, type StartupErrorCode, type StartupErrorDataByCode } from './protocol/index.js';
 export { GrantFileError, PolicyLoadError } from './policy/index.js';
+
+// Where artifacts live: the state dir, or a folder the hosts of one database share (docs/scale.md)
+export type { ArtifactLocation } from './artifacts/index.js';

@@ -18,6 +18,12 @@ const EXACT_ROLE = /^(?:preimage|preimages|tree):/;
 export interface ArtifactStoreOptions {
   /** Exact values redacted from every artifact besides workspace images (RuntimeOptions.secrets). */
   readonly secrets?: readonly string[];
+  /**
+   * In a folder several hosts share: this host's name (`hostIdentity()`). Its half-written parts
+   * then go to `tmp/<host>/`, so that a host sweeping its crash leftovers never removes a part
+   * another host is writing (whose process it cannot see).
+   */
+  readonly sharedBy?: string;
 }
 
 export function isExactRole(role: string): boolean {
@@ -30,10 +36,13 @@ export function isExactRole(role: string): boolean {
  */
 export class ArtifactStore implements ArtifactSink {
   readonly dir: string;
+  /** Where this store's writers keep their parts until sealed (beneath `dir`: a rename, not a copy). */
+  readonly partsDir: string;
   readonly #secrets: readonly string[];
 
   constructor(dir: string, opts: ArtifactStoreOptions = {}) {
     this.dir = dir;
+    this.partsDir = opts.sharedBy === undefined ? join(dir, 'tmp') : join(dir, 'tmp', opts.sharedBy.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64));
     this.#secrets = opts.secrets ?? [];
     mkdirSync(join(dir, 'sha256'), { recursive: true, mode: 0o700 });
   }
@@ -83,9 +92,8 @@ export class ArtifactStore implements ArtifactSink {
   }
 
   #rawWriter(mediaType: string, role: string): ArtifactWriter {
-    const tmpDir = join(this.dir, 'tmp');
-    mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
-    const tmp = join(tmpDir, partName()); // names its owner, for sweepArtifactParts after a crash
+    mkdirSync(this.partsDir, { recursive: true, mode: 0o700 });
+    const tmp = join(this.partsDir, partName()); // names its owner, for sweepArtifactParts after a crash
     const fd = openSync(tmp, 'wx', 0o600);
     const hash: Hash = createHash('sha256');
     let bytes = 0;

@@ -4,8 +4,7 @@ import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ownerIsGone } from '../resources/index.js';
 
-export function sweepArtifactParts(artifactsDir: string): string[] {
-  const tmpDir = join(artifactsDir, 'tmp');
+export function sweepArtifactParts(artifactsDir: string, tmpDir = join(artifactsDir, 'tmp')): string[] {
   let names: string[];
   try {
     names = readdirSync(tmpDir);

@@ -27,6 +27,13 @@ export const configSchema = z.strictObject({
     })
     .optional(),
   secret_patterns: z.array(z.string().min(1)).optional().describe('Secret path patterns added to the built-in list'),
+  artifacts: z
+    .discriminatedUnion('kind', [
+      z.strictObject({ kind: z.literal('state_dir') }),
+      z.strictObject({ kind: z.literal('folder'), path: z.string().min(1).describe('A folder every host reaches at the same path (relative to this file)') }),
+    ])
+    .optional()
+    .describe('Where artifacts (outputs, pre-images for undo and reconcile) live: state_dir (default), or a folder the hosts sharing one database share (docs/scale.md)'),
   limits: z
     .strictObject({
       concurrency: z.number().int().min(1).max(1024).optional(),

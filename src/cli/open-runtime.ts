@@ -22,6 +22,7 @@ export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = load
     // durably: synchronous_commit on), PostgreSQL's URL.
     ...(store.kind === 'postgres' ? { store: postgresStore({ url: store.url }) } : c.durability ? { store: sqliteStore({ durability: c.durability }) } : {}),
     ...(c.secret_patterns ? { secretPatterns: c.secret_patterns } : {}),
+    ...(c.artifacts?.kind === 'folder' ? { artifacts: { kind: 'folder', path: configPath(loaded, c.artifacts.path) ?? c.artifacts.path } } : {}),
     ...(c.limits?.concurrency !== undefined ? { concurrency: c.limits.concurrency } : {}),
     ...(c.limits?.default_deadline_ms !== undefined ? { defaultDeadlineMs: c.limits.default_deadline_ms } : {}),
     ...(c.limits?.abort_grace_ms !== undefined ? { abortGraceMs: c.limits.abort_grace_ms } : {}),

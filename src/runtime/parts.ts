@@ -25,7 +25,7 @@ export interface RuntimeServices {
 /** Fixed at start: where the state lives, limits, and what must never be recorded. */
 export interface RuntimeConfig {
   readonly stateDir: string;
-  /** Signs continuation tokens (a secret, loaded from the state dir). */
+  /** Signs continuation tokens (a secret: the store's shared key, or the state dir's own). */
   readonly tokenKey: Buffer;
   readonly environment: string | undefined;
   readonly defaultDeadlineMs: number;

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { ReceiptRetention } from './stages/bind.js';
 import { StartupError, ToolgateError, type Receipt, type ReceiptId, type TaskId } from '../protocol/index.js';
 import { PROFILE_NAMES, ProfileRunner, profileNamed, type Profile } from '../profiles/index.js';
@@ -6,7 +5,7 @@ import { Registry, type AnyTool } from '../registry/index.js';
 import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
 import { guarded, sqliteStore, type EffectRecord, type Store, type StoreFactory } from '../store/index.js';
-import { ArtifactStore, sweepArtifactParts } from '../artifacts/index.js';
+import { openArtifacts, sweepArtifactParts, type ArtifactLocation, type ArtifactStore } from '../artifacts/index.js';
 import { builtinTools } from '../tools/index.js';
 import type { ToolchainConfig } from '../sandbox/index.js';
 import { Admission } from './admission.js';
@@ -14,7 +13,7 @@ import type { CallOptions } from './call.js';
 import type { ReconcileParts, RuntimeConfig, RuntimeParts, RuntimeServices, RuntimeState } from './parts.js';
 import { RunningCalls } from './running-calls.js';
 import { prepareStateDir } from './state-dir.js';
-import { loadTokenKey } from './tokens.js';
+import { continuationKey } from './tokens.js';
 import { Resolver } from './stages/resolve.js';
 import { pipelineOf, runPipeline, type Pipeline } from './pipeline.js';
 import { listUnsettled, reconcileEffects, settleEffect, type ReconcileReport, type UnsettledEntry } from './reconcile.js';
@@ -61,6 +60,12 @@ export interface RuntimeOptions {
    * SQLite file in the state dir (its durability and migrations are options of sqliteStore).
    */
   readonly store?: StoreFactory;
+  /**
+   * Where artifacts live (outputs, and the pre-images undo and reconcile read). Default
+   * `{ kind: 'state_dir' }`; hosts sharing one database share a `{ kind: 'folder', path }`
+   * (docs/scale.md).
+   */
+  readonly artifacts?: ArtifactLocation;
   /** Toolchains shell.exec shows read-only (docs/shell.md); used with the built-in tools only. Default: the default list. */
   readonly toolchains?: ToolchainConfig;
   /** A shell.session unused this long ends by itself (docs/shell-session.md). Default 30 minutes. */
@@ -111,8 +116,8 @@ export class Runtime {
         ...(opts.repeatedDenialLimit !== undefined ? { repeatedDenialLimit: opts.repeatedDenialLimit } : {}),
         ...(opts.approvalTtlMs !== undefined ? { approvalTtlMs: opts.approvalTtlMs } : {}),
       });
-      const artifacts = guarded('prepare the artifact store', stateDir, () => new ArtifactStore(join(stateDir, 'artifacts'), { secrets: opts.secrets ?? [] }));
-      const tokenKey = loadTokenKey(stateDir);
+      const artifacts = guarded('prepare the artifact store', stateDir, () => openArtifacts(opts.artifacts ?? { kind: 'state_dir' }, stateDir, { secrets: opts.secrets ?? [] }));
+      const tokenKey = await continuationKey(store, stateDir);
       const receipts = store;
       const services: RuntimeServices = {
         workspace,
@@ -152,7 +157,7 @@ export class Runtime {
     const { services, config } = parts;
     this.#reconcile = { workspace: services.workspace, registry: services.registry, store: services.store, artifacts: services.artifacts, secrets: config.secrets };
     this.#pipeline = pipelineOf(parts, this.#reconcile);
-    sweepArtifactParts(services.artifacts.dir);
+    sweepArtifactParts(services.artifacts.dir, services.artifacts.partsDir);
     this.#sweep = sweepWorkspaceTemps(services.workspace).catch(() => []);
   }
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ToolgateError, canonicalJson, constantTimeEqual, hmacSha256, type TaskId } from '../protocol/index.js';
 import type { TokenCodec } from '../registry/index.js';
-import { guarded } from '../store/index.js';
+import { guarded, type Store } from '../store/index.js';
 
 const KEY_BYTES = 32;
 
@@ -74,6 +74,18 @@ export function loadTokenKey(stateDir: string): Buffer {
     }
     throw new ToolgateError('store_unavailable', `${path} keeps changing; another process is rewriting it`, { operation: 'load the continuation key', state_dir: stateDir, cause_code: null });
   });
+}
+
+/**
+ * The key that signs continuation tokens. A store that shares keys (`Store.sharedKey`) holds it,
+ * so that a token one host minted verifies on every host of that store; a state dir's
+ * `continuation.key` from before is adopted when the store has no key yet (its tokens stay
+ * valid). A store without shared keys keeps it in the state dir (`loadTokenKey`).
+ */
+export async function continuationKey(store: Pick<Store, 'sharedKey'>, stateDir: string): Promise<Buffer> {
+  if (!store.sharedKey) return loadTokenKey(stateDir);
+  const legacy = guarded('load the continuation key', stateDir, () => readKey(join(stateDir, 'continuation.key')));
+  return store.sharedKey('continuation', legacy?.length === KEY_BYTES ? legacy : undefined);
 }
 
 /**

@@ -15,7 +15,7 @@ export type {
   StoreContext,
   StoreFactory,
 } from './types.js';
-export { EffectOwner, ABANDON_GRACE_MS, pidAlive, type Holding } from './liveness.js';
+export { EffectOwner, ABANDON_GRACE_MS, pidAlive, hostIdentity, type Holding } from './liveness.js';
 export { sqliteStore, probeSqlite, checkDatabase, type DatabaseHealth } from './sqlite/factory.js';
 export type { SqliteOptions } from './sqlite/store.js';
 export type { MigrationSet } from './sqlite/migrations.js';

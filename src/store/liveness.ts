@@ -17,6 +17,16 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * The name this process gives its host in effect records (`owner_host`): `TOOLGATE_HOST_ID`
+ * when set, else the OS host name. Hosts sharing one database must have distinct names (two
+ * containers may share a host name): a process id is only checked on a record of the same host.
+ */
+export function hostIdentity(env: NodeJS.ProcessEnv = process.env): string {
+  const id = env['TOOLGATE_HOST_ID']?.trim();
+  return id !== undefined && id !== '' ? id : hostname();
+}
+
 /** The fields of a record (EffectRecord) that say who holds it and until when. */
 export interface Holding {
   readonly task_id: string;
@@ -42,7 +52,7 @@ export class EffectOwner {
   readonly host: string;
   readonly #held = new Set<string>();
 
-  constructor(id = `rt_${randomUUID()}`, host = hostname()) {
+  constructor(id = `rt_${randomUUID()}`, host = hostIdentity()) {
     this.id = id;
     this.host = host;
   }

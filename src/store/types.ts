@@ -141,6 +141,13 @@ export interface TaskStore {
 export interface Store extends EffectStore, ReceiptStore, TaskStore, PolicyStores {
   /** Releases the backend (connections, file handles); the store is unusable afterwards. */
   close(): Promise<void>;
+  /**
+   * A named secret shared by every runtime on this store (the continuation-token key): 32
+   * bytes, created once, atomically: of concurrent first calls one wins and all get its bytes.
+   * `adopt` (an older state dir's key) is what gets stored when the store has none yet.
+   * Optional: without it the runtime keeps the key in its state dir (one host only).
+   */
+  sharedKey?(name: string, adopt?: Buffer): Promise<Buffer>;
 }
 
 /** What the runtime tells a store factory at open. */

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { envelope, tempDirs } from '../support/fixtures.js';
-import { createRuntime } from '../../src/runtime/index.js';
+import { createRuntime, loadTokenKey } from '../../src/runtime/index.js';
 
 const CHILD = fileURLToPath(new URL('./durability-child.ts', import.meta.url));
 const HAS_STRACE = spawnSync('strace', ['-V']).status === 0;
@@ -20,7 +20,7 @@ interface Traced {
   readonly lines: string[];
 }
 
-function traced(durability: 'default' | 'normal'): { t: Traced; cleanup: () => void } {
+function traced(durability: 'default' | 'normal' | 'key-file'): { t: Traced; cleanup: () => void } {
   const d = tempDirs('tg-dur');
   const out = join(d.base, 'trace');
   const r = spawnSync('strace', ['-f', '-qq', '-o', out, '-e', 'trace=openat,close,write,pwrite64,fsync,fdatasync,link,linkat,rename,renameat,renameat2', process.execPath, '--import', 'tsx', CHILD, d.workspace, d.state, durability], {
@@ -109,8 +109,9 @@ test('durability normal (the documented opt-in) returns before the WAL is fsync\
 });
 
 test('continuation.key gets its name only by link(2) of an fsync\'ed temporary file, never by a create or write', { skip: !HAS_STRACE && 'strace is not installed' }, () => {
-  const { t, cleanup } = traced('default');
+  const { t, cleanup } = traced('key-file');
   try {
+    assert.match(t.stdout, /KEY 32/);
     const touching = t.lines.filter((l) => l.includes('continuation.key'));
     assert.ok(!touching.some((l) => /openat\([^)]*\/continuation\.key", [^)]*O_CREAT/.test(l)), 'never created in place');
     const link = touching.findIndex((l) => /link(at)?\(.*\.continuation\.key\.[0-9a-f]+\.tmp".*\/continuation\.key"/.test(l));
@@ -134,9 +135,13 @@ test('a torn (0-byte) continuation.key left by an older version does not kill th
     try {
       writeFileSync(join(d.workspace, 'a.txt'), 'x\n');
       assert.equal((await rt.call(envelope('fs.read', { path: 'a.txt' }))).status, 'succeeded');
+      // The store's key is used, not the torn file's bytes.
+      assert.equal((await rt.store.sharedKey?.('continuation'))?.length, 32);
     } finally {
       await rt.close();
     }
+    // A runtime on a store without shared keys replaces the torn file itself.
+    assert.equal(loadTokenKey(d.state).length, 32);
     assert.equal(readFileSync(join(d.state, 'continuation.key')).length, 32);
     assert.ok(!readdirSync(d.state).some((n) => n.endsWith('.tmp')), 'no temporary key left');
   } finally {

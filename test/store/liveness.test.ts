@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { ABANDON_GRACE_MS, EffectOwner, type Holding } from '../../src/store/index.js';
+import { hostname } from 'node:os';
+import { ABANDON_GRACE_MS, EffectOwner, hostIdentity, type Holding } from '../../src/store/index.js';
 
 const me = new EffectOwner();
 const rec = (over: Partial<Holding>): Holding => ({ task_id: 't', effect_key: 'k', owner: 'rt_other', owner_pid: process.pid, owner_host: me.host, deadline: 1_000, ...over });
@@ -28,4 +29,15 @@ test('on another host, an owner is gone once its deadline plus the grace has pas
   const far = rec({ owner_host: `${me.host}-elsewhere`, owner_pid: 1 });
   assert.equal(me.abandoned(far, 1_000 + ABANDON_GRACE_MS), false);
   assert.equal(me.abandoned(far, 1_000 + ABANDON_GRACE_MS + 1), true);
+});
+
+test('TOOLGATE_HOST_ID names the host in effect records: two processes on one machine are two hosts', () => {
+  assert.equal(hostIdentity({ TOOLGATE_HOST_ID: 'host-a' }), 'host-a');
+  assert.equal(hostIdentity({ TOOLGATE_HOST_ID: '  ' }), hostname(), 'blank: the OS host name');
+  assert.equal(hostIdentity({}), hostname());
+  const a = new EffectOwner(undefined, 'host-a');
+  // A live process of "host-b" is not looked up by pid on host-a: only its deadline counts.
+  const onB = rec({ owner_host: 'host-b', owner_pid: process.pid, deadline: 1_000 });
+  assert.equal(a.abandoned(onB, 1_000 + ABANDON_GRACE_MS + 1), true);
+  assert.equal(a.host, 'host-a');
 });

@@ -9,6 +9,7 @@ import { migratePostgres, PG_CORE_MIGRATIONS, PG_POLICY_MIGRATIONS } from './mig
 import { postgresPolicyStores } from './policy-tables.js';
 import { ReceiptBatcher } from './receipt-batch.js';
 import { PgReceiptTable } from './receipts.js';
+import { PG_KEY_MIGRATIONS, pgSharedKey } from './keys.js';
 
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database` (a unix socket: `?host=/run/postgresql`). */
@@ -56,12 +57,17 @@ export class PostgresStore implements Store {
   static async open(opts: PostgresOptions & { readonly stateDir: string }): Promise<PostgresStore> {
     const db = new Database({ url: opts.url, pool: opts.pool ?? 10, stateDir: opts.stateDir, ...(opts.applicationName ? { applicationName: opts.applicationName } : {}) });
     try {
-      await migratePostgres(db, [PG_CORE_MIGRATIONS, PG_POLICY_MIGRATIONS]);
+      await migratePostgres(db, [PG_CORE_MIGRATIONS, PG_POLICY_MIGRATIONS, PG_KEY_MIGRATIONS]);
     } catch (e) {
       await db.close().catch(() => undefined);
       throw e;
     }
     return new PostgresStore(db, opts.hostName);
+  }
+
+  /** The continuation-token key every host shares (keys.ts). */
+  sharedKey(name: string, adopt?: Buffer): Promise<Buffer> {
+    return pgSharedKey(this.#db, name, adopt);
   }
 
   async close(): Promise<void> {

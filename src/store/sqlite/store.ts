@@ -13,6 +13,7 @@ import { CORE_MIGRATIONS, migrate, type MigrationSet } from './migrations.js';
 import { POLICY_MIGRATIONS, sqlitePolicyStores } from './policy-tables.js';
 import { ReceiptTable } from './receipts.js';
 import { ReceiptWriterClient } from './receipt-writer-client.js';
+import { KEY_MIGRATIONS, SqliteSharedKeys } from './shared-keys.js';
 import { guarded, storeFailure } from './unavailable.js';
 
 export interface SqliteOptions {
@@ -47,6 +48,7 @@ export class SqliteStore implements Store {
   readonly denials: DenialStore;
   readonly #receipts: ReceiptTable;
   readonly #effects: EffectTable;
+  readonly #keys: SqliteSharedKeys;
   readonly #task: Statement<[string], { task_id: string; registry_revision: string | null; created_at: string }>;
   readonly #manifest: Statement<[string], { manifest: string }>;
   readonly #revision: Statement<[], { revision: number }>;
@@ -73,7 +75,7 @@ export class SqliteStore implements Store {
         // Deleted and overwritten values are zeroed, not left readable in free pages.
         db.pragma('secure_delete = ON');
         const before = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'schema_migrations'`).get()?.n ?? 0;
-        migrate(db, [CORE_MIGRATIONS, POLICY_MIGRATIONS, ...(opts.migrations ?? []).filter((m) => m.name !== POLICY_MIGRATIONS.name)]);
+        migrate(db, [CORE_MIGRATIONS, POLICY_MIGRATIONS, KEY_MIGRATIONS, ...(opts.migrations ?? []).filter((m) => m.name !== POLICY_MIGRATIONS.name && m.name !== KEY_MIGRATIONS.name)]);
         // A migration that dropped values must not leave them in the WAL either.
         if (before > 0) db.pragma('wal_checkpoint(TRUNCATE)');
         return db;
@@ -86,6 +88,7 @@ export class SqliteStore implements Store {
     this.#writer.warm();
     this.#receipts = new ReceiptTable(this.db);
     this.#effects = new EffectTable(this.db, this.owner);
+    this.#keys = new SqliteSharedKeys(this.db);
     const db = this.db;
     const full = opts.durability !== 'normal';
     // A budget settle or release is always followed by its call's receipt, whose sync (the
@@ -141,6 +144,10 @@ export class SqliteStore implements Store {
 
   #guard<T>(operation: string, run: () => T): T {
     return guarded(operation, this.#dir, run);
+  }
+
+  async sharedKey(name: string, adopt?: Buffer): Promise<Buffer> {
+    return this.#guard('load the shared key', () => this.#keys.getOrCreate(name, adopt));
   }
 
   // TaskStore

@@ -5,6 +5,7 @@ import { describe } from 'node:test';
 import type { ConformanceBackend } from './backend.js';
 import { concurrencyCases } from './concurrency.js';
 import { effectCases } from './effects.js';
+import { keyCases } from './keys.js';
 import { policyCases } from './policy.js';
 import { receiptCases } from './receipts.js';
 import { taskCases } from './tasks.js';
@@ -18,5 +19,6 @@ export function describeStoreConformance(name: string, backend: ConformanceBacke
     taskCases(backend);
     policyCases(backend);
     concurrencyCases(backend);
+    keyCases(backend);
   });
 }
