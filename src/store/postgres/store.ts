@@ -5,11 +5,12 @@ import { EffectOwner } from '../liveness.js';
 import type { ChainReport, ClaimRequest, ClaimResult, CommitRequest, EffectRecord, EffectState, Store, TakeOver, TaskRecord, UnsettledEffect } from '../types.js';
 import { Database } from './database.js';
 import { PgEffectTable } from './effects.js';
-import { migratePostgres, PG_CORE_MIGRATIONS, PG_POLICY_MIGRATIONS } from './migrations.js';
+import { migratePostgres } from './migrations.js';
+import { PG_MIGRATION_SETS } from './schema-sets.js';
 import { postgresPolicyStores } from './policy-tables.js';
 import { ReceiptBatcher } from './receipt-batch.js';
 import { PgReceiptTable } from './receipts.js';
-import { PG_KEY_MIGRATIONS, pgSharedKey } from './keys.js';
+import { pgSharedKey } from './keys.js';
 
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database` (a unix socket: `?host=/run/postgresql`). */
@@ -57,7 +58,7 @@ export class PostgresStore implements Store {
   static async open(opts: PostgresOptions & { readonly stateDir: string }): Promise<PostgresStore> {
     const db = new Database({ url: opts.url, pool: opts.pool ?? 10, stateDir: opts.stateDir, ...(opts.applicationName ? { applicationName: opts.applicationName } : {}) });
     try {
-      await migratePostgres(db, [PG_CORE_MIGRATIONS, PG_POLICY_MIGRATIONS, PG_KEY_MIGRATIONS]);
+      await migratePostgres(db, PG_MIGRATION_SETS);
     } catch (e) {
       await db.close().catch(() => undefined);
       throw e;
