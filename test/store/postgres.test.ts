@@ -108,7 +108,8 @@ describe('postgres store', () => {
       const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresStore.open({ url, stateDir: STATE })));
       await Promise.all(stores.map((s) => s.close()));
       const health = await probePostgres(url, STATE);
-      assert.deepEqual(health.schema, { core: 1, policy: 1 });
+      assert.deepEqual(health.schema, { core: 1, policy: 1, keys: 1 });
+      assert.deepEqual(health.schema, health.expected, 'doctor expects every set the store migrates');
       assert.match(health.server_version, /^\d+/);
       await direct(url, (c) => c.query(`UPDATE schema_migrations SET version = 99 WHERE name = 'core'`));
       await assert.rejects(PostgresStore.open({ url, stateDir: STATE }), /newer than this Toolgate/);
@@ -224,5 +225,24 @@ describe('postgres store', () => {
     } finally {
       await store.close();
     }
+  });
+  it('a database that stops allowing connections is store_unavailable for every kind of call, whatever SQLSTATE the refusal carries', async () => {
+    await withDatabase_(async (url) => {
+      const app = `tg-closed-${process.pid}-${Date.now()}`;
+      const store = await PostgresStore.open({ url, stateDir: STATE, applicationName: app });
+      const name = new URL(url).pathname.slice(1);
+      try {
+        await store.commit({ body: bodyOf(freshTask()) });
+        // 55000 (object_not_in_prerequisite_state) at connect: not one of the unavailable classes.
+        await direct(testServerUrl(), (c) => c.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`));
+        assert.ok((await cutConnections(testServerUrl(), app)) >= 1, 'the store had a session to end');
+        await assert.rejects(store.getReceipt('rcpt_absent' as never), assertUnavailable); // a read
+        await assert.rejects(store.commit({ body: bodyOf(freshTask()) }), assertUnavailable); // a transaction
+        await assert.rejects(store.claim(claimOf(freshTask(), 'k')), assertUnavailable);
+      } finally {
+        await direct(testServerUrl(), (c) => c.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`));
+        await store.close();
+      }
+    });
   });
 });

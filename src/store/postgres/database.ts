@@ -65,8 +65,36 @@ export class Database {
     this.#pool.on('error', () => undefined);
   }
 
-  #typed(e: unknown, operation: string): unknown {
-    return postgresFailure(e, operation, this.#where);
+  #typed(e: unknown, operation: string, connecting = false): unknown {
+    return postgresFailure(e, operation, this.#where, connecting);
+  }
+
+  /** A connection from the pool; failing to get one is `store_unavailable`, whatever the server said. */
+  async #connect(operation: string): Promise<pg.PoolClient> {
+    try {
+      return await this.#pool.connect();
+    } catch (e) {
+      throw this.#typed(e, operation, true);
+    }
+  }
+
+  /** One statement on a pooled connection; the connection is thrown away when the statement broke it. */
+  async #statement<R extends pg.QueryResultRow>(operation: string, text: string, values: readonly unknown[]): Promise<pg.QueryResult<R>> {
+    const client = await this.#connect(operation);
+    let broken: Error | undefined;
+    const onError = (e: Error): void => {
+      broken ??= e;
+    };
+    client.on('error', onError);
+    try {
+      return await client.query<R>(text, values as unknown[]);
+    } catch (e) {
+      if (isPostgresUnavailable(e)) broken ??= e instanceof Error ? e : new Error(String(e));
+      throw e;
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
   }
 
   /**
@@ -75,7 +103,7 @@ export class Database {
    */
   async query<R extends pg.QueryResultRow>(operation: string, text: string, values: readonly unknown[] = []): Promise<pg.QueryResult<R>> {
     try {
-      return await this.#pool.query<R>(text, values as unknown[]);
+      return await this.#statement<R>(operation, text, values);
     } catch (e) {
       throw this.#typed(e, operation);
     }
@@ -87,7 +115,7 @@ export class Database {
    */
   async read<R extends pg.QueryResultRow>(operation: string, text: string, values: readonly unknown[] = []): Promise<pg.QueryResult<R>> {
     try {
-      return await this.#pool.query<R>(text, values as unknown[]);
+      return await this.#statement<R>(operation, text, values);
     } catch (e) {
       if (!isConnectionLoss(e)) throw this.#typed(e, operation);
     }
@@ -126,10 +154,10 @@ export class Database {
   ): Promise<{ ok: true; value: T } | { ok: false; error: unknown; fromDriver: boolean; lostAtBegin: boolean }> {
     let client: pg.PoolClient;
     try {
-      client = await this.#pool.connect();
+      client = await this.#connect(operation);
     } catch (e) {
-      // Could not even connect: the server is unreachable, running again is not going to help now.
-      return { ok: false, error: e, fromDriver: true, lostAtBegin: false };
+      // Could not even connect (already typed): running again is not going to help now.
+      return { ok: false, error: e, fromDriver: false, lostAtBegin: false };
     }
     // Between two statements of ours the connection may die: the client then emits 'error',
     // which must not end the process; the next statement fails and says so.

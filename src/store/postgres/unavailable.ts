@@ -38,9 +38,14 @@ export function redactedUrl(url: string): string {
   }
 }
 
-/** The typed form of a failure of the database or the connection; other errors pass through unchanged. */
-export function postgresFailure(e: unknown, operation: string, where: { readonly stateDir: string; readonly url: string }): unknown {
-  if (!isPostgresUnavailable(e)) return e;
+/**
+ * The typed form of a failure of the database or the connection; other errors pass through
+ * unchanged. `connecting`: the error came while opening a connection, which nothing of ours can
+ * have caused, so whatever its SQLSTATE (55000 for a database that no longer allows
+ * connections, say) the database is unavailable.
+ */
+export function postgresFailure(e: unknown, operation: string, where: { readonly stateDir: string; readonly url: string }, connecting = false): unknown {
+  if (!(isPostgresUnavailable(e) || (connecting && !ToolgateError.isInstance(e)))) return e;
   return new ToolgateError(
     'store_unavailable',
     `the PostgreSQL store cannot ${operation}: ${e instanceof Error ? e.message : String(e)}`,
