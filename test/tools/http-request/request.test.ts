@@ -106,6 +106,23 @@ describe('http.request', () => {
     assert.equal(provider.effects.size, effects + 1, 'one effect in all');
   });
 
+  it('a deadline that passes while the provider holds its answer: ambiguous, then reconcile finds the one effect', async () => {
+    provider.behaviour = 'hold';
+    const writes = provider.writes;
+    const env = envelope('http.request', { method: 'POST', url: url('/items'), body: 'slow' }, { idempotency_key: 'hold-1', deadline: new Date(Date.now() + 3_000).toISOString() });
+    try {
+      const r = await h.rt.call(env);
+      assert.equal(r.status, 'ambiguous', JSON.stringify(r.error));
+      assert.equal(r.error?.code, 'ambiguous_effect');
+    } finally {
+      provider.behaviour = 'answer';
+    }
+    const report = await h.rt.reconcile();
+    assert.equal(report.entries.find((e) => e.tool === 'http.request')?.settled, 'completed', JSON.stringify(report));
+    assert.equal((await h.rt.call(env)).replay, true);
+    assert.equal(provider.writes, writes + 1);
+  });
+
   it('a dropped request the provider never took: reconcile says not sent, and the retry sends it once', async () => {
     // The provider drops before recording: a key it has never seen. Simulated by a lookup of a key it lacks.
     provider.behaviour = 'drop';
