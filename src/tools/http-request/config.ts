@@ -2,7 +2,7 @@
 // class, which secret headers the connector injects, and how a sent effect is looked up again.
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import type { EffectClass } from '../../protocol/index.js';
+import { StartupError, faultsOf, type EffectClass } from '../../protocol/index.js';
 
 /** The methods whose effect class a destination declares; GET and HEAD are always `read`. */
 export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -76,8 +76,13 @@ function hostMatcher(glob: string): (host: string, port: number) => boolean {
 }
 
 export function configureDestinations(config: HttpConnectorConfig | undefined, env: NodeJS.ProcessEnv): ConfiguredDestination[] {
-  const parsed = httpConnectorSchema.parse(config ?? {});
-  return parsed.destinations.map((d) => {
+  const checked = httpConnectorSchema.safeParse(config ?? {});
+  if (!checked.success) {
+    // A library caller's value (the CLI has checked the file already): the same start-up error.
+    const faults = faultsOf(checked.error).map((f) => ({ ...f, pointer: `/connectors/http${f.pointer}` }));
+    throw new StartupError('invalid_config', `invalid connectors.http: ${faults.map((f) => `${f.pointer}: ${f.message}`).join('; ')}`, { file: '(RuntimeOptions.connectors)', reason: 'schema', faults });
+  }
+  return checked.data.destinations.map((d) => {
     const secrets = new Map<string, string>();
     for (const s of d.secret_headers) {
       const value = env[s.env];
