@@ -147,7 +147,8 @@ export function createHttpRequest(o: HttpRequestOptions = {}): ToolDefinition<Ht
           const location = ex.answer.headers.location;
           if (read && args.follow_redirects && REDIRECTS.has(ex.answer.status) && typeof location === 'string') {
             if (redirects.length >= HTTP_MAX_REDIRECTS) {
-              throw new ToolgateError('limit_exceeded', `more than ${HTTP_MAX_REDIRECTS} redirects`, { limit: 'redirects', max: HTTP_MAX_REDIRECTS });
+              // Returned, not thrown: after a read was sent, a thrown error would read as an ambiguous effect.
+              return failedOutcome<HttpRequestResult>({ code: 'limit_exceeded', message: `more than ${HTTP_MAX_REDIRECTS} redirects`, data: { limit: 'redirects', max: HTTP_MAX_REDIRECTS } });
             }
             // A new destination, authorized from the start (resolved again, every address classified).
             let next;

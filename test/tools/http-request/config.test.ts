@@ -41,7 +41,7 @@ describe('http.request configuration', () => {
     try {
       await assert.rejects(
         createRuntime({ workspace: d.workspace, stateDir: d.state, connectors: { http: { destinations: [{ host: 'x', methods: { POST: 'launch' as never } }] } } }),
-        (e: unknown) => StartupError.isInstance(e) && e.code === 'invalid_config' && e.data.faults.some((f) => f.pointer === '/connectors/http/destinations/0/methods/POST'),
+        (e: unknown) => StartupError.isInstance(e) && e.code === 'invalid_config' && (e.data as unknown as { faults: { pointer: string }[] }).faults.some((f) => f.pointer === '/connectors/http/destinations/0/methods/POST'),
       );
     } finally {
       d.cleanup();

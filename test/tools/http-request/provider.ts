@@ -61,7 +61,7 @@ export class Provider {
   #handle(r: SeenRequest, res: http.ServerResponse): void {
     this.requests.push(r);
     const url = new URL(r.url, 'http://provider');
-    if (r.method === 'GET' && url.pathname === '/redirect') {
+    if (url.pathname === '/redirect') {
       res.writeHead(302, { location: this.redirectTo }).end();
       return;
     }

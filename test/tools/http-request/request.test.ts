@@ -176,9 +176,26 @@ describe('http.request', () => {
     assert.deepEqual(res.redirects.map((x) => x.host_changed), [false]);
   });
 
-  it('a POST is not redirected: the 30x is the answer', async () => {
-    const r = await h.rt.call(envelope('http.request', { method: 'GET', url: url('/redirect'), follow_redirects: false }));
-    assert.equal((r.result as Result).status, 302);
+  it('a redirect loop ends at 5 hops: limit_exceeded, not ambiguous', async () => {
+    provider.redirectTo = '/redirect';
+    try {
+      const before = provider.requests.length;
+      const r = await h.rt.call(envelope('http.request', { method: 'GET', url: url('/redirect') }));
+      assert.equal(r.error?.code, 'limit_exceeded', JSON.stringify(r.error));
+      assert.equal(provider.requests.length, before + 6);
+    } finally {
+      provider.redirectTo = '/hello';
+    }
+  });
+
+  it('a write is never redirected (the 30x is its answer), and a GET is not when follow_redirects is false', async () => {
+    const before = provider.requests.length;
+    const post = await h.rt.call(envelope('http.request', { method: 'POST', url: url('/redirect'), body: 'x' }, { idempotency_key: 'post-redirect' }));
+    assert.equal(post.status, 'succeeded', JSON.stringify(post.error));
+    assert.equal((post.result as Result).status, 302);
+    const get = await h.rt.call(envelope('http.request', { method: 'GET', url: url('/redirect'), follow_redirects: false }));
+    assert.equal((get.result as Result).status, 302);
+    assert.equal(provider.requests.length, before + 2);
   });
 
   it('the injected secret is in no receipt, effect record or artifact (raw bytes of the state dir)', async () => {
