@@ -1,5 +1,5 @@
 import { ToolgateError, sha256Hex } from '../../protocol/index.js';
-import type { ArtifactRef } from '../../protocol/index.js';
+import type { ArtifactRef, EffectClass } from '../../protocol/index.js';
 import { asOutcome, defineTool, failedOutcome, type ToolDefinition, type ToolOutcome } from '../../registry/index.js';
 import {
   WEB_SCHEMES,
@@ -68,7 +68,7 @@ export function createHttpRequest(o: HttpRequestOptions = {}): ToolDefinition<Ht
       const host = grantHost(destination);
       const configured = destinationFor(destinations, host, destination.port) ?? null;
       const read = args.method === 'GET' || args.method === 'HEAD';
-      let effect = 'read' as const as ReturnType<typeof effectClassOf>;
+      let effect: EffectClass = 'read';
       if (!read) {
         const declared = configured?.config.methods[args.method as WriteMethod];
         if (declared === undefined) {
@@ -93,10 +93,13 @@ export function createHttpRequest(o: HttpRequestOptions = {}): ToolDefinition<Ht
       asOutcome(outer, async (ctx) => {
         const { args, prepared } = ctx;
         const read = args.method === 'GET' || args.method === 'HEAD';
-        const secrets = prepared.configured?.secrets ?? new Map<string, string>();
-        for (const value of secrets.values()) ctx.addSecret(value);
         const key = read ? null : idempotencyKeyOf(ctx.task_id, ctx.idempotency_key ?? null, ctx.logical_effect_id, ctx.attempt_id);
-        const headers: Record<string, string> = { ...prepared.headers, ...Object.fromEntries(secrets), ...(key !== null ? { 'idempotency-key': key } : {}) };
+        // Per hop: a redirect to another host gets that host's configured secrets (or none), never the first host's.
+        const headersFor = (d: AuthorizedDestination): Record<string, string> => {
+          const secrets = destinationFor(destinations, grantHost(d), d.port)?.secrets ?? new Map<string, string>();
+          for (const value of secrets.values()) ctx.addSecret(value);
+          return { ...prepared.headers, ...Object.fromEntries(secrets), ...(key !== null ? { 'idempotency-key': key } : {}) };
+        };
         let destination = prepared.destination;
         const redirects: HttpRequestResult['redirects'] = [];
         for (;;) {
@@ -110,7 +113,7 @@ export function createHttpRequest(o: HttpRequestOptions = {}): ToolDefinition<Ht
             reconcile_url: key !== null && prepared.configured?.config.reconcile ? reconcileUrlOf(prepared.configured.config.reconcile.url, destination.url, key) : null,
           };
           const ex = await exchange(
-            { method: args.method, destination, headers, body: prepared.body },
+            { method: args.method, destination, headers: headersFor(destination), body: prepared.body },
             { signal: ctx.signal, beforeSend: () => ctx.markSent(intent), keepBytes: HTTP_MAX_RESPONSE_BYTES, maxBytes: HTTP_MAX_RESPONSE_BYTES },
           );
           switch (ex.kind) {
