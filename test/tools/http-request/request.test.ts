@@ -144,6 +144,20 @@ describe('http.request', () => {
     assert.equal(provider.requests.at(-1)?.headers['idempotency-key'], key, 'the same key on the retry');
   });
 
+  it('a connection that never opens sent nothing: execution_failed (connect_failed), released, the same key may run again', async () => {
+    const closed = await Provider.start(PROVIDER_ADDRESS);
+    const port = closed.port;
+    await closed.close();
+    const env = envelope('http.request', { method: 'POST', url: `http://${PROVIDER_ADDRESS}:${port}/items`, body: 'x' }, { idempotency_key: 'refused-1' });
+    const r = await h.rt.call(env);
+    assert.equal(r.status, 'failed');
+    assert.equal(r.error?.code, 'execution_failed');
+    assert.equal((r.error?.data as { reason: string }).reason, 'connect_failed');
+    const again = await h.rt.call(env);
+    assert.notEqual(again.replay, true, 'released: the retry runs');
+    assert.equal(again.error?.code, 'execution_failed');
+  });
+
   it('a 202 is accepted_async with the operation id (Location), and a retry replays it', async () => {
     provider.behaviour = 'accept_async';
     const env = envelope('http.request', { method: 'POST', url: url('/deploys'), body: '{}' }, { idempotency_key: 'async-1' });
