@@ -3,6 +3,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { faultsOf, StartupError, ToolgateError } from '../protocol/index.js';
 import { isPlaceholder } from '../sandbox/index.js';
+import { httpConnectorSchema } from '../tools/index.js';
 
 export const CONFIG_FILE = 'toolgate.config.json';
 
@@ -53,6 +54,11 @@ export const configSchema = z.strictObject({
     .strictObject({
       toolchains: z.array(z.string().min(1)).optional().describe('Toolchain directories shown read-only in shell.exec and put on PATH (absolute or ~/, added to the default list); one that would expose a credential store is refused'),
       default_toolchains: z.boolean().optional().describe('Show the default toolchain list (~/.pyenv, ~/.cargo/bin, ~/.nvm, …); default true'),
+    })
+    .optional(),
+  connectors: z
+    .strictObject({
+      http: httpConnectorSchema.optional().describe('http.request: which destinations take writes (effect class per method), secret headers from the environment, the reconcile query (docs/network.md)'),
     })
     .optional(),
 });

@@ -53,6 +53,8 @@ export const ERROR_CODES = [
   'overlapping_edits',
   // a network destination (URL, resolved address) the grant does not name
   'destination_refused',
+  // a network write (http.request POST/PUT/PATCH/DELETE) to a destination no configuration declares
+  'connector_not_configured',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -203,6 +203,7 @@ export interface ErrorDataByCode {
     | { readonly reason: string; readonly signal: string | null }
     | { readonly reason: string; readonly notes: readonly string[] }
     | { readonly settled: string; readonly by: string; readonly reason?: string; readonly previous_receipt_id: string | null; readonly sent_at: string }
+    | { readonly reason: 'connect_failed' | 'no_answer'; readonly url: string; readonly address: string; readonly errno: string | null }
     | NoData;
   /**
    * The sandbox cannot start and weaker isolation is not allowed.
@@ -348,6 +349,12 @@ export interface ErrorDataByCode {
     readonly class: string | null;
     readonly reason: 'invalid_url' | 'scheme' | 'userinfo' | 'zone_id' | 'host_not_granted' | 'metadata_name' | 'unresolved' | 'address_class';
   };
+  /**
+   * A write through a connector (http.request POST, PUT, PATCH or DELETE) to a destination whose configuration (`connectors.http.destinations` in toolgate.config.json) does not declare that method's effect class; nothing is sent (docs/network.md#httprequest).
+   * @stage normalize
+   * @status denied
+   */
+  connector_not_configured: { readonly tool: string; readonly url: string; readonly host: string; readonly method: string; readonly reason: 'no_destination' | 'method_not_declared' };
 }
 
 /** Plain JSON data carried by an error whose code is not known statically (a receipt read back, a re-wrapped body). */

@@ -15,7 +15,7 @@ import type {
   TaskId,
   EffectClass,
 } from '../protocol/index.js';
-import type { Workspace } from '../resources/index.js';
+import type { DestinationGrant, Workspace } from '../resources/index.js';
 
 /** Content-addressed blob storage for large outputs and preimages. */
 export interface ArtifactSink {
@@ -65,6 +65,11 @@ export interface NormalizeContext {
    * decides the whole normalized action.
    */
   grants(resource: Resource): Promise<boolean>;
+  /**
+   * The task's grant as resources/net asks it (hosts, private_addresses, caveats), for a tool
+   * that authorizes a network destination before policy sees the call (http.request).
+   */
+  destinationGrant?(): Promise<DestinationGrant>;
 }
 
 /** What normalize returns: every resource in canonical form, plus tool-private data for execute. */
@@ -86,6 +91,8 @@ export interface ExecuteContext<A, P = undefined> {
   readonly task_id: TaskId;
   readonly attempt_id: AttemptId;
   readonly logical_effect_id: LogicalEffectId | null;
+  /** The envelope's idempotency_key: with the task and logical_effect_id, what names the effect to a provider. */
+  readonly idempotency_key?: string | null;
   readonly workspace: Workspace;
   readonly artifacts: ArtifactSink;
   readonly tokens: TokenCodec;

@@ -6,7 +6,8 @@ import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
 import { guarded, sqliteStore, type EffectRecord, type Store, type StoreFactory } from '../store/index.js';
 import { openArtifacts, sweepArtifactParts, type ArtifactLocation, type ArtifactStore } from '../artifacts/index.js';
-import { builtinTools } from '../tools/index.js';
+import { builtinTools, httpConnectorSecrets, type HttpConnectorConfig } from '../tools/index.js';
+import type { HostResolver } from '../resources/index.js';
 import type { ToolchainConfig } from '../sandbox/index.js';
 import { Admission } from './admission.js';
 import type { CallOptions } from './call.js';
@@ -76,6 +77,10 @@ export interface RuntimeOptions {
    * call one envelope through this runtime. Unknown names are refused at open (`usage`).
    */
   readonly profile?: string;
+  /** Connectors' configuration (`connectors` of toolgate.config.json); used with the built-in tools only. */
+  readonly connectors?: { readonly http?: HttpConnectorConfig };
+  /** How network connectors resolve host names (docs/network.md). Default: getaddrinfo (`systemResolver`). */
+  readonly resolver?: HostResolver;
 }
 
 function profileOf(name: string | undefined): Profile | null {
@@ -104,9 +109,13 @@ export class Runtime {
     try {
       const stateDir = prepareStateDir(workspace, opts.stateDir);
       store = await (opts.store ?? sqliteStore())({ stateDir });
+      const http = { ...(opts.connectors?.http ? { config: opts.connectors.http } : {}), ...(opts.resolver ? { resolver: opts.resolver } : {}) };
       const registry = new Registry(
-        opts.tools ?? builtinTools({ ...(opts.toolchains ? { toolchains: opts.toolchains } : {}), ...(opts.sessionIdleMs !== undefined ? { sessionIdleMs: opts.sessionIdleMs } : {}) }),
+        opts.tools ??
+          builtinTools({ ...(opts.toolchains ? { toolchains: opts.toolchains } : {}), ...(opts.sessionIdleMs !== undefined ? { sessionIdleMs: opts.sessionIdleMs } : {}), http }),
       );
+      // What a connector injects at the boundary is redacted from everything recorded, like `secrets`.
+      const secrets = [...(opts.secrets ?? []), ...(opts.tools ? [] : httpConnectorSecrets(http))];
       const policy = new PolicyEngine({
         manifest: registry.manifest,
         stores: store,
@@ -116,7 +125,7 @@ export class Runtime {
         ...(opts.repeatedDenialLimit !== undefined ? { repeatedDenialLimit: opts.repeatedDenialLimit } : {}),
         ...(opts.approvalTtlMs !== undefined ? { approvalTtlMs: opts.approvalTtlMs } : {}),
       });
-      const artifacts = guarded('prepare the artifact store', stateDir, () => openArtifacts(opts.artifacts ?? { kind: 'state_dir' }, stateDir, { secrets: opts.secrets ?? [] }));
+      const artifacts = guarded('prepare the artifact store', stateDir, () => openArtifacts(opts.artifacts ?? { kind: 'state_dir' }, stateDir, { secrets }));
       const tokenKey = await continuationKey(store, stateDir);
       const receipts = store;
       const services: RuntimeServices = {
@@ -137,7 +146,7 @@ export class Runtime {
         abortGraceMs: opts.abortGraceMs ?? 5_000,
         inlineResultBytes: opts.inlineResultBytes ?? 6 * 1024 * 1024,
         retention: opts.receiptRetention ?? 'digest',
-        secrets: opts.secrets ?? [],
+        secrets,
       };
       const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls() };
       return new Runtime({ services, config, state }, profile);

@@ -10,6 +10,7 @@ export function statusOf(code: ErrorCode): CallStatus {
     case 'path_escape':
     case 'secret_path':
     case 'destination_refused':
+    case 'connector_not_configured':
       return 'denied';
     case 'deadline_expired':
       return 'expired';

@@ -12,9 +12,19 @@ import { createFsRename } from './fs-rename/tool.js';
 import { createFsUndo } from './undo/tool.js';
 import { createShellExec } from './shell-exec/tool.js';
 import { createShellSession } from './shell-session/tool.js';
+import { createHttpRequest, type HttpRequestOptions } from './http-request/tool.js';
+import { configureDestinations, connectorSecretValues } from './http-request/config.js';
+
+export { httpConnectorSchema, type HttpConnectorConfig } from './http-request/config.js';
+export type { HttpRequestOptions } from './http-request/tool.js';
+
+/** The values the http connector injects (from the environment its configuration names): redacted from everything recorded. */
+export function httpConnectorSecrets(o: HttpRequestOptions = {}): string[] {
+  return connectorSecretValues(configureDestinations(o.config, o.env ?? process.env));
+}
 
 /** Fresh definitions (each holds its own caches): one set per runtime. */
-export function builtinTools(o: { toolchains?: ToolchainConfig; sessionIdleMs?: number } = {}): AnyTool[] {
+export function builtinTools(o: { toolchains?: ToolchainConfig; sessionIdleMs?: number; http?: HttpRequestOptions } = {}): AnyTool[] {
   // fs.undo restores the receipts of the tools in this list whose definition says `undoable`.
   const undoable = new Set<string>();
   const tools = [
@@ -28,6 +38,7 @@ export function builtinTools(o: { toolchains?: ToolchainConfig; sessionIdleMs?: 
     anyTool(createFsUndo({ undoable: (tool) => undoable.has(tool) })),
     anyTool(createShellExec(o.toolchains ? { toolchains: o.toolchains } : {})),
     anyTool(createShellSession({ ...(o.toolchains ? { toolchains: o.toolchains } : {}), ...(o.sessionIdleMs !== undefined ? { idleMs: o.sessionIdleMs } : {}) })),
+    anyTool(createHttpRequest(o.http ?? {})),
   ];
   for (const t of tools) if (t.undoable) undoable.add(t.name);
   return tools;

@@ -3,7 +3,8 @@
 // modules (better-sqlite3, ast-grep) and the sandbox are proven on each Node a user may run.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtinTools } from '../../src/tools/index.js';
@@ -19,11 +20,11 @@ interface Receipt {
 }
 
 describe(`every built-in tool, one call through the built CLI (Node ${process.version})`, () => {
-  it('reads, searches (ripgrep and ast-grep), writes, patches, renames, deletes, undoes and runs a sandboxed command', () => {
+  it('reads, searches (ripgrep and ast-grep), writes, patches, renames, deletes, undoes, runs a sandboxed command and sends an HTTP request', async () => {
     const d = tempDirs('tg-every');
     const called = new Set<string>();
-    const call = (tool: string, args: object): Receipt => {
-      const r = spawnSync(process.execPath, [BIN, 'call', tool, '--args', JSON.stringify(args), '--workspace', d.workspace, '--state-dir', d.state, '--task', 'every-tool'], {
+    const call = (tool: string, args: object, extra: readonly string[] = ['--task', 'every-tool']): Receipt => {
+      const r = spawnSync(process.execPath, [BIN, 'call', tool, '--args', JSON.stringify(args), '--workspace', d.workspace, '--state-dir', d.state, ...extra], {
         encoding: 'utf8',
       });
       const receipt = JSON.parse(r.stdout) as Receipt;
@@ -65,6 +66,21 @@ describe(`every built-in tool, one call through the built CLI (Node ${process.ve
       const session = call('shell.session', { command: 'cd src && export X=1 && wc -l < load.ts' });
       const s = session.result as { cwd: string; stdout: { preview: string }; env_changes: { added: string[] } };
       assert.deepEqual([s.cwd, s.stdout.preview, s.env_changes.added], ['src', '3\n', ['X']]);
+
+      // http.request: a server in another process (spawnSync blocks this one) on 127.0.0.2, which
+      // a task of its own is granted (hosts and private_addresses) under a policy that lets Host through.
+      const server = spawn(process.execPath, ['-e', "const s = require('node:http').createServer((q, a) => a.end('pong')); s.listen(0, '127.0.0.2', () => console.log(s.address().port));"], { stdio: ['ignore', 'pipe', 'inherit'] });
+      try {
+        const [line] = (await once(server.stdout, 'data')) as [Buffer];
+        writeFileSync(join(d.base, 'grant.json'), JSON.stringify({ tools: ['*'], effects: ['read'], hosts: ['127.0.0.2'], private_addresses: ['127.0.0.2'] }));
+        writeFileSync(join(d.base, 'host.cedar'), 'permit (principal, action, resource is Toolgate::Host);');
+        const got = call('http.request', { method: 'GET', url: `http://127.0.0.2:${line.toString().trim()}/ping` }, ['--task', 'every-tool-http', '--grant', join(d.base, 'grant.json'), '--policy', join(d.base, 'host.cedar')]);
+        assert.equal(got.result?.['body'], 'pong');
+      } finally {
+        const exited = server.exitCode !== null || server.signalCode !== null ? Promise.resolve() : once(server, 'exit');
+        server.kill('SIGKILL');
+        await exited;
+      }
 
       const names = new Set(builtinTools().map((t) => t.name));
       assert.deepEqual([...called].sort(), [...names].sort(), 'every built-in tool was called');

@@ -30,6 +30,7 @@ export function contextOf(s: ContextServices, call: Call, env: Envelope, valid: 
     task_id: env.task_id,
     attempt_id: call.draft.attempt_id,
     logical_effect_id: env.logical_effect_id ?? null,
+    idempotency_key: env.idempotency_key ?? null,
     workspace: s.workspace,
     artifacts: s.artifacts,
     tokens: new HmacTokenCodec(s.tokenKey, env.task_id),

@@ -20,7 +20,7 @@ export interface Normalized {
 /** Every resource to its canonical identity, before anything is authorized. */
 export async function normalizeStage(s: NormalizeServices, call: Call, tool: AnyTool, valid: Validated): Promise<Normalized> {
   const task = call.draft.task_id;
-  const n = await tool.normalize(valid.args as never, { workspace: s.workspace, task_id: task, receipts: s.receipts, grants: async (r) => (await s.policy.grantFor(task)).covers(r) });
+  const n = await tool.normalize(valid.args as never, { workspace: s.workspace, task_id: task, receipts: s.receipts, grants: async (r) => (await s.policy.grantFor(task)).covers(r), destinationGrant: () => s.policy.grantFor(task) });
   const action: NormalizedAction = {
     tool: tool.name,
     tool_version: tool.version,

@@ -108,6 +108,7 @@ export function errorDetailLines(error: ErrorBody, tool: string): string[] {
     case 'approval_required':
     case 'repeated_denial':
     case 'destination_refused':
+    case 'connector_not_configured':
     case 'deadline_expired':
     case 'budget_exhausted':
     case 'idempotency_conflict':
