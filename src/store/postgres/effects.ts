@@ -1,42 +1,14 @@
-import { unsealCanonical, type AttemptId, type Digest, type ReceiptId, type TaskId } from '../../protocol/index.js';
+import { unsealCanonical, type Digest, type TaskId } from '../../protocol/index.js';
 import type { EffectIntent } from '../../registry/index.js';
 import type { EffectOwner } from '../liveness.js';
 import type { ClaimRequest, ClaimResult, EffectRecord, EffectState, TakeOver, UnsettledEffect } from '../types.js';
+import { effectRecordOf, type EffectRow } from '../rows.js';
 import type { Database, Transaction } from './database.js';
 
-interface Row {
-  task_id: string;
-  effect_key: string;
-  logical_effect_id: string | null;
-  idempotency_key: string | null;
-  args_digest: string;
-  tool: string;
-  tool_version: string;
-  state: EffectState;
-  attempt_id: string;
-  owner: string;
-  owner_pid: number;
-  owner_host: string;
-  deadline: number;
-  receipt_id: string | null;
-  intent: string | null;
-  created_at: string;
-  updated_at: string;
-}
 
 const COLUMNS =
   'task_id, effect_key, logical_effect_id, idempotency_key, args_digest, tool, tool_version, state, attempt_id, owner, owner_pid, owner_host, deadline, receipt_id, intent, created_at, updated_at';
 
-function recordOf(r: Row): EffectRecord {
-  return {
-    ...r,
-    task_id: r.task_id as TaskId,
-    args_digest: r.args_digest as Digest,
-    attempt_id: r.attempt_id as AttemptId,
-    receipt_id: r.receipt_id as ReceiptId | null,
-    intent: r.intent === null ? null : (JSON.parse(r.intent) as EffectIntent),
-  };
-}
 
 /**
  * The idempotency state machine (DESIGN §3) on PostgreSQL, with the SQLite table's semantics
@@ -56,8 +28,8 @@ export class PgEffectTable {
   }
 
   async find(task: TaskId, key: string): Promise<EffectRecord | undefined> {
-    const row = (await this.#db.read<Row>('read the effect record', `SELECT ${COLUMNS} FROM effects WHERE task_id = $1 AND effect_key = $2`, [task, key])).rows[0];
-    return row ? recordOf(row) : undefined;
+    const row = (await this.#db.read<EffectRow>('read the effect record', `SELECT ${COLUMNS} FROM effects WHERE task_id = $1 AND effect_key = $2`, [task, key])).rows[0];
+    return row ? effectRecordOf(row) : undefined;
   }
 
   claim(req: ClaimRequest): Promise<ClaimResult> {
@@ -102,17 +74,17 @@ export class PgEffectTable {
       where.push(`task_id = $${args.length}`);
     }
     const sql = `SELECT ${COLUMNS} FROM effects ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at, seq`;
-    return (await this.#db.read<Row>('list effect records', sql, args)).rows.map(recordOf);
+    return (await this.#db.read<EffectRow>('list effect records', sql, args)).rows.map(effectRecordOf);
   }
 
   async listUnsettled(): Promise<UnsettledEffect[]> {
-    const rows = (await this.#db.read<Row>('list effect records', `SELECT ${COLUMNS} FROM effects WHERE state IN ('sent', 'ambiguous') ORDER BY updated_at, seq`)).rows;
+    const rows = (await this.#db.read<EffectRow>('list effect records', `SELECT ${COLUMNS} FROM effects WHERE state IN ('sent', 'ambiguous') ORDER BY updated_at, seq`)).rows;
     const now = Date.now();
-    return rows.map((row) => ({ ...recordOf(row), owner_alive: row.state === 'sent' && !this.#owner.abandoned(row, now) }));
+    return rows.map((row) => ({ ...effectRecordOf(row), owner_alive: row.state === 'sent' && !this.#owner.abandoned(row, now) }));
   }
 
-  async #locked(tx: Transaction, task: string, key: string): Promise<Row | undefined> {
-    return (await tx.query<Row>(`SELECT ${COLUMNS} FROM effects WHERE task_id = $1 AND effect_key = $2 FOR UPDATE`, [task, key])).rows[0];
+  async #locked(tx: Transaction, task: string, key: string): Promise<EffectRow | undefined> {
+    return (await tx.query<EffectRow>(`SELECT ${COLUMNS} FROM effects WHERE task_id = $1 AND effect_key = $2 FOR UPDATE`, [task, key])).rows[0];
   }
 
   /** This owner holds the record from before the commit; if the transaction does not commit, it lets go again. */
@@ -121,11 +93,11 @@ export class PgEffectTable {
     tx.onAbort(() => this.#owner.letGo(task, key));
   }
 
-  async #adoptRow(tx: Transaction, row: Row, nowIso: string): Promise<EffectRecord> {
+  async #adoptRow(tx: Transaction, row: EffectRow, nowIso: string): Promise<EffectRecord> {
     const o = this.#owner;
     await tx.query(`UPDATE effects SET owner = $1, owner_pid = $2, owner_host = $3, updated_at = $4 WHERE task_id = $5 AND effect_key = $6`, [o.id, o.pid, o.host, nowIso, row.task_id, row.effect_key]);
     this.#hold(tx, row.task_id, row.effect_key);
-    return { ...recordOf(row), owner: o.id, owner_pid: o.pid, owner_host: o.host, updated_at: nowIso };
+    return { ...effectRecordOf(row), owner: o.id, owner_pid: o.pid, owner_host: o.host, updated_at: nowIso };
   }
 
   async #seize(tx: Transaction, task: TaskId, key: string): Promise<TakeOver> {
@@ -133,16 +105,16 @@ export class PgEffectTable {
     if (!row) return { kind: 'absent' };
     switch (row.state) {
       case 'sent':
-        if (!this.#owner.abandoned(row, Date.now())) return { kind: 'in_progress', record: recordOf(row) };
+        if (!this.#owner.abandoned(row, Date.now())) return { kind: 'in_progress', record: effectRecordOf(row) };
         return { kind: 'taken', record: await this.#adoptRow(tx, row, new Date().toISOString()) };
       case 'ambiguous':
         this.#hold(tx, task, key);
-        return { kind: 'taken', record: recordOf(row) };
+        return { kind: 'taken', record: effectRecordOf(row) };
       case 'claimed':
-        return this.#owner.abandoned(row, Date.now()) ? { kind: 'settled', record: recordOf(row) } : { kind: 'in_progress', record: recordOf(row) };
+        return this.#owner.abandoned(row, Date.now()) ? { kind: 'settled', record: effectRecordOf(row) } : { kind: 'in_progress', record: effectRecordOf(row) };
       case 'completed':
       case 'released':
-        return { kind: 'settled', record: recordOf(row) };
+        return { kind: 'settled', record: effectRecordOf(row) };
     }
   }
 
@@ -171,7 +143,7 @@ export class PgEffectTable {
       row = await this.#locked(tx, req.task_id, req.effect_key);
       if (!row) throw new Error(`effect record ${req.task_id}/${req.effect_key} vanished during a claim`);
     }
-    if (row.args_digest !== req.args_digest || row.tool !== req.tool) return { kind: 'conflict', record: recordOf(row) };
+    if (row.args_digest !== req.args_digest || row.tool !== req.tool) return { kind: 'conflict', record: effectRecordOf(row) };
     const reclaim = async (): Promise<ClaimResult> => {
       if (!write) return { kind: 'free' };
       const o = this.#owner;
@@ -188,20 +160,20 @@ export class PgEffectTable {
         const stored = row.receipt_id
           ? (await tx.query<{ body: string; digest: string }>(`SELECT body, digest FROM receipts WHERE receipt_id = $1`, [row.receipt_id])).rows[0]
           : undefined;
-        if (stored === undefined) return { kind: 'ambiguous', record: recordOf(row) };
+        if (stored === undefined) return { kind: 'ambiguous', record: effectRecordOf(row) };
         return { kind: 'replay', receipt: { ...unsealCanonical(stored.body, stored.digest as Digest), replay: true } };
       }
       case 'released':
         return reclaim();
       case 'claimed':
         // Nothing was sent: an abandoned claim is as good as released.
-        return this.#owner.abandoned(row, Date.now()) ? reclaim() : { kind: 'in_progress', record: recordOf(row) };
+        return this.#owner.abandoned(row, Date.now()) ? reclaim() : { kind: 'in_progress', record: effectRecordOf(row) };
       case 'sent':
-        if (!this.#owner.abandoned(row, Date.now())) return { kind: 'in_progress', record: recordOf(row) };
+        if (!this.#owner.abandoned(row, Date.now())) return { kind: 'in_progress', record: effectRecordOf(row) };
         // Its owner is gone after the effect may have started: whoever retries settles it first.
         return req.safe_to_repeat ? reclaim() : { kind: 'reconcile', record: await this.#adoptRow(tx, row, nowIso) };
       case 'ambiguous':
-        return req.safe_to_repeat ? reclaim() : { kind: 'ambiguous', record: recordOf(row) };
+        return req.safe_to_repeat ? reclaim() : { kind: 'ambiguous', record: effectRecordOf(row) };
     }
   }
 }

@@ -1,44 +1,13 @@
 // Approval requests on PostgreSQL (table policy_approvals), with the SQLite store's semantics
 // (sqlite/policy-approvals.ts); `seq` keeps insertion order where SQLite has its rowid.
-import type { Digest, NormalizedAction, TaskId } from '../../protocol/index.js';
+import type { TaskId } from '../../protocol/index.js';
 import type { ApprovalBinding, ApprovalRecord, ApprovalStatus, ApprovalStore } from '../../policy/index.js';
+import { approvalRecordOf, type ApprovalRow } from '../rows.js';
 import type { Database } from './database.js';
 
-interface ApprovalRow {
-  id: string;
-  task_id: string;
-  action_digest: string;
-  policy_version: string;
-  grant_digest: string;
-  action_json: string;
-  reasons_json: string;
-  determining_json: string;
-  status: ApprovalStatus;
-  created_at: number;
-  expires_at: number;
-  decided_at: number | null;
-  decided_by: string | null;
-}
 
 const COLUMNS = 'id, task_id, action_digest, policy_version, grant_digest, action_json, reasons_json, determining_json, status, created_at, expires_at, decided_at, decided_by';
 
-function approvalOf(r: ApprovalRow): ApprovalRecord {
-  return {
-    id: r.id,
-    task_id: r.task_id as TaskId,
-    action_digest: r.action_digest as Digest,
-    policy_version: r.policy_version,
-    grant_digest: r.grant_digest as Digest,
-    action: JSON.parse(r.action_json) as NormalizedAction,
-    reasons: JSON.parse(r.reasons_json) as string[],
-    determining: JSON.parse(r.determining_json) as string[],
-    status: r.status,
-    created_at: r.created_at,
-    expires_at: r.expires_at,
-    decided_at: r.decided_at,
-    decided_by: r.decided_by,
-  };
-}
 
 export class PgApprovalStore implements ApprovalStore {
   readonly #db: Database;
@@ -55,12 +24,12 @@ export class PgApprovalStore implements ApprovalStore {
       [b.task_id, b.action_digest, b.policy_version, b.grant_digest],
     );
     const row = r.rows[0];
-    return row && approvalOf(row);
+    return row && approvalRecordOf(row);
   }
 
   async getApproval(id: string): Promise<ApprovalRecord | undefined> {
     const row = (await this.#db.read<ApprovalRow>('read the approval', `SELECT ${COLUMNS} FROM policy_approvals WHERE id = $1`, [id])).rows[0];
-    return row && approvalOf(row);
+    return row && approvalRecordOf(row);
   }
 
   async createApproval(a: ApprovalRecord): Promise<void> {
@@ -95,7 +64,7 @@ export class PgApprovalStore implements ApprovalStore {
       [d.status, d.at, d.by, d.expires_at, id],
     );
     const row = r.rows[0];
-    return row && approvalOf(row);
+    return row && approvalRecordOf(row);
   }
 
   async listApprovals(filter: { status?: ApprovalStatus; task?: TaskId }): Promise<ApprovalRecord[]> {
@@ -110,6 +79,6 @@ export class PgApprovalStore implements ApprovalStore {
       where.push(`task_id = $${params.length}`);
     }
     const sql = `SELECT ${COLUMNS} FROM policy_approvals ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, seq`;
-    return (await this.#db.read<ApprovalRow>('list approvals', sql, params)).rows.map(approvalOf);
+    return (await this.#db.read<ApprovalRow>('list approvals', sql, params)).rows.map(approvalRecordOf);
   }
 }

@@ -1,39 +1,11 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
-import { unsealCanonical, type AttemptId, type Digest, type ReceiptId, type TaskId } from '../../protocol/index.js';
+import { unsealCanonical, type Digest, type TaskId } from '../../protocol/index.js';
 import type { EffectIntent } from '../../registry/index.js';
 import type { EffectOwner } from '../liveness.js';
 import type { ClaimRequest, ClaimResult, EffectRecord, EffectState, TakeOver, UnsettledEffect } from '../types.js';
+import { effectRecordOf, type EffectRow } from '../rows.js';
 
-interface Row {
-  task_id: string;
-  effect_key: string;
-  logical_effect_id: string | null;
-  idempotency_key: string | null;
-  args_digest: string;
-  tool: string;
-  tool_version: string;
-  state: EffectState;
-  attempt_id: string;
-  owner: string;
-  owner_pid: number;
-  owner_host: string;
-  deadline: number;
-  receipt_id: string | null;
-  intent: string | null;
-  created_at: string;
-  updated_at: string;
-}
 
-function recordOf(r: Row): EffectRecord {
-  return {
-    ...r,
-    task_id: r.task_id as TaskId,
-    args_digest: r.args_digest as Digest,
-    attempt_id: r.attempt_id as AttemptId,
-    receipt_id: r.receipt_id as ReceiptId | null,
-    intent: r.intent === null ? null : (JSON.parse(r.intent) as EffectIntent),
-  };
-}
 
 /**
  * The idempotency state machine (DESIGN §3), one row per logical effect. Claims run in an
@@ -44,7 +16,7 @@ export class EffectTable {
   readonly #db: Database;
   /** This store instance as the owner of records, and the rule that says an owner is gone. */
   readonly #owner: EffectOwner;
-  readonly #get: Statement<[string, string], Row>;
+  readonly #get: Statement<[string, string], EffectRow>;
   readonly #insert: Statement<unknown[]>;
   readonly #reclaim: Statement<unknown[]>;
   readonly #adopt: Statement<[string, number, string, string, string, string]>;
@@ -77,7 +49,7 @@ export class EffectTable {
 
   find(task: TaskId, key: string): EffectRecord | undefined {
     const row = this.#get.get(task, key);
-    return row ? recordOf(row) : undefined;
+    return row ? effectRecordOf(row) : undefined;
   }
 
   claim(req: ClaimRequest): ClaimResult {
@@ -122,26 +94,26 @@ export class EffectTable {
       args.push(filter.task);
     }
     const sql = `SELECT * FROM effects ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at`;
-    return this.#db.prepare<string[], Row>(sql).all(...args).map(recordOf);
+    return this.#db.prepare<string[], EffectRow>(sql).all(...args).map(effectRecordOf);
   }
 
   listUnsettled(): UnsettledEffect[] {
     const now = Date.now();
     return this.#db
-      .prepare<[], Row>(`SELECT * FROM effects WHERE state IN ('sent', 'ambiguous') ORDER BY updated_at`)
+      .prepare<[], EffectRow>(`SELECT * FROM effects WHERE state IN ('sent', 'ambiguous') ORDER BY updated_at`)
       .all()
-      .map((row) => ({ ...recordOf(row), owner_alive: row.state === 'sent' && !this.#abandoned(row, now) }));
+      .map((row) => ({ ...effectRecordOf(row), owner_alive: row.state === 'sent' && !this.#abandoned(row, now) }));
   }
 
   /** Whether the runtime that holds an in-flight record is gone (or, for this one, no longer runs its call). */
-  #abandoned(row: Row, now: number): boolean {
+  #abandoned(row: EffectRow, now: number): boolean {
     return this.#owner.abandoned(row, now);
   }
 
-  #adoptRow(row: Row, nowIso: string): EffectRecord {
+  #adoptRow(row: EffectRow, nowIso: string): EffectRecord {
     const o = this.#owner;
     this.#adopt.run(o.id, o.pid, o.host, nowIso, row.task_id, row.effect_key);
-    return { ...recordOf(row), owner: o.id, owner_pid: o.pid, owner_host: o.host, updated_at: nowIso };
+    return { ...effectRecordOf(row), owner: o.id, owner_pid: o.pid, owner_host: o.host, updated_at: nowIso };
   }
 
   #seize(task: TaskId, key: string): TakeOver {
@@ -149,15 +121,15 @@ export class EffectTable {
     if (!row) return { kind: 'absent' };
     switch (row.state) {
       case 'sent':
-        if (!this.#abandoned(row, Date.now())) return { kind: 'in_progress', record: recordOf(row) };
+        if (!this.#abandoned(row, Date.now())) return { kind: 'in_progress', record: effectRecordOf(row) };
         return { kind: 'taken', record: this.#adoptRow(row, new Date().toISOString()) };
       case 'ambiguous':
-        return { kind: 'taken', record: recordOf(row) };
+        return { kind: 'taken', record: effectRecordOf(row) };
       case 'claimed':
-        return this.#abandoned(row, Date.now()) ? { kind: 'settled', record: recordOf(row) } : { kind: 'in_progress', record: recordOf(row) };
+        return this.#abandoned(row, Date.now()) ? { kind: 'settled', record: effectRecordOf(row) } : { kind: 'in_progress', record: effectRecordOf(row) };
       case 'completed':
       case 'released':
-        return { kind: 'settled', record: recordOf(row) };
+        return { kind: 'settled', record: effectRecordOf(row) };
     }
   }
 
@@ -188,7 +160,7 @@ export class EffectTable {
       );
       return { kind: 'new' };
     }
-    if (row.args_digest !== req.args_digest || row.tool !== req.tool) return { kind: 'conflict', record: recordOf(row) };
+    if (row.args_digest !== req.args_digest || row.tool !== req.tool) return { kind: 'conflict', record: effectRecordOf(row) };
     const reclaim = (): ClaimResult => {
       if (!write) return { kind: 'free' };
       this.#reclaim.run(req.attempt_id, this.#owner.id, this.#owner.pid, this.#owner.host, nowIso, req.task_id, req.effect_key);
@@ -197,20 +169,20 @@ export class EffectTable {
     switch (row.state) {
       case 'completed': {
         const stored = row.receipt_id ? this.#receiptBody.get(row.receipt_id) : undefined;
-        if (stored === undefined) return { kind: 'ambiguous', record: recordOf(row) };
+        if (stored === undefined) return { kind: 'ambiguous', record: effectRecordOf(row) };
         return { kind: 'replay', receipt: { ...unsealCanonical(stored.body, stored.digest as Digest), replay: true } };
       }
       case 'released':
         return reclaim();
       case 'claimed':
         // Nothing was sent: an abandoned claim is as good as released.
-        return this.#abandoned(row, Date.now()) ? reclaim() : { kind: 'in_progress', record: recordOf(row) };
+        return this.#abandoned(row, Date.now()) ? reclaim() : { kind: 'in_progress', record: effectRecordOf(row) };
       case 'sent':
-        if (!this.#abandoned(row, Date.now())) return { kind: 'in_progress', record: recordOf(row) };
+        if (!this.#abandoned(row, Date.now())) return { kind: 'in_progress', record: effectRecordOf(row) };
         // Its owner is gone after the effect may have started: whoever retries settles it first.
         return req.safe_to_repeat ? reclaim() : { kind: 'reconcile', record: this.#adoptRow(row, nowIso) };
       case 'ambiguous':
-        return req.safe_to_repeat ? reclaim() : { kind: 'ambiguous', record: recordOf(row) };
+        return req.safe_to_repeat ? reclaim() : { kind: 'ambiguous', record: effectRecordOf(row) };
     }
   }
 }

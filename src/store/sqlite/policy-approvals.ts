@@ -1,42 +1,11 @@
 // Approval requests in the runtime's SQLite file (table policy_approvals, created by
 // migratePolicyTables in policy-tables.ts).
 import type { Database, Statement } from 'better-sqlite3';
-import type { Digest, NormalizedAction, TaskId } from '../../protocol/index.js';
+import type { TaskId } from '../../protocol/index.js';
 import type { ApprovalBinding, ApprovalRecord, ApprovalStatus, ApprovalStore } from '../../policy/index.js';
+import { approvalRecordOf, type ApprovalRow } from '../rows.js';
 
-interface ApprovalRow {
-  id: string;
-  task_id: string;
-  action_digest: string;
-  policy_version: string;
-  grant_digest: string;
-  action_json: string;
-  reasons_json: string;
-  determining_json: string;
-  status: ApprovalStatus;
-  created_at: number;
-  expires_at: number;
-  decided_at: number | null;
-  decided_by: string | null;
-}
 
-function approvalOf(r: ApprovalRow): ApprovalRecord {
-  return {
-    id: r.id,
-    task_id: r.task_id as TaskId,
-    action_digest: r.action_digest as Digest,
-    policy_version: r.policy_version,
-    grant_digest: r.grant_digest as Digest,
-    action: JSON.parse(r.action_json) as NormalizedAction,
-    reasons: JSON.parse(r.reasons_json) as string[],
-    determining: JSON.parse(r.determining_json) as string[],
-    status: r.status,
-    created_at: r.created_at,
-    expires_at: r.expires_at,
-    decided_at: r.decided_at,
-    decided_by: r.decided_by,
-  };
-}
 
 export class SqliteApprovalStore implements ApprovalStore {
   readonly #find: Statement<[string, string, string, string], ApprovalRow>;
@@ -64,12 +33,12 @@ export class SqliteApprovalStore implements ApprovalStore {
 
   async findApproval(b: ApprovalBinding): Promise<ApprovalRecord | undefined> {
     const r = this.#find.get(b.task_id, b.action_digest, b.policy_version, b.grant_digest);
-    return r && approvalOf(r);
+    return r && approvalRecordOf(r);
   }
 
   #read(id: string): ApprovalRecord | undefined {
     const r = this.#get.get(id);
-    return r && approvalOf(r);
+    return r && approvalRecordOf(r);
   }
 
   async getApproval(id: string): Promise<ApprovalRecord | undefined> {
@@ -111,6 +80,6 @@ export class SqliteApprovalStore implements ApprovalStore {
       params.push(filter.task);
     }
     const sql = `SELECT * FROM policy_approvals ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, rowid`;
-    return this.#db.prepare<string[], ApprovalRow>(sql).all(...params).map(approvalOf);
+    return this.#db.prepare<string[], ApprovalRow>(sql).all(...params).map(approvalRecordOf);
   }
 }
