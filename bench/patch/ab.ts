@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createRuntime } from '../../src/runtime/index.js';
-import { git, moduleSource, NEW, OLD } from './fixture.js';
+import { git, moduleSource, OLD, renamePatch } from './fixture.js';
 
 type CreateRuntime = typeof createRuntime;
 const baseDir = resolve(process.argv[2] as string);
@@ -21,13 +21,7 @@ function fixture(repo: string): string {
     mkdirSync(join(repo, `pkg${i % 11}`), { recursive: true });
     writeFileSync(join(repo, `pkg${i % 11}`, `mod${i}.ts`), moduleSource(i, i % 11 === 0 && i / 11 < 20));
   }
-  git(repo, 'init', '-q');
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-qm', 'fixture');
-  const touched = git(repo, 'grep', '-l', OLD, '--', 'pkg*').trim().split('\n');
-  for (const f of touched) execFileSync('sed', ['-i', `s/${OLD}/${NEW}/g`, join(repo, f)]);
-  const patch = git(repo, 'diff');
-  git(repo, 'checkout', '-q', '--', '.');
+  const { patch } = renamePatch(repo);
   return patch;
 }
 

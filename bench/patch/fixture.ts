@@ -23,3 +23,19 @@ export function moduleSource(i: number, uses: boolean): string {
   }
   return out.join('\n');
 }
+
+/**
+ * Commits the generated files of `repo` and returns the diff that renames OLD to NEW wherever it
+ * appears (the patch every benchmark applies) and the files it touches; the work tree is left as
+ * committed.
+ */
+export function renamePatch(repo: string): { patch: string; touched: string[] } {
+  git(repo, 'init', '-q');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-qm', 'fixture');
+  const touched = git(repo, 'grep', '-l', OLD, '--', 'pkg*').trim().split('\n');
+  for (const f of touched) execFileSync('sed', ['-i', `s/${OLD}/${NEW}/g`, `${repo}/${f}`]);
+  const patch = git(repo, 'diff');
+  git(repo, 'checkout', '-q', '--', '.');
+  return { patch, touched };
+}

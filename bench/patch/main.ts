@@ -13,7 +13,7 @@ import type { AttemptId, Digest, TaskId } from '../../src/protocol/index.js';
 import { Workspace } from '../../src/resources/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { createFsPatch } from '../../src/tools/fs-patch/tool.js';
-import { git, moduleSource, NEW, OLD } from './fixture.js';
+import { git, moduleSource, OLD, renamePatch } from './fixture.js';
 
 /** The tool alone (normalize + execute with real workspace and artifacts), without the pipeline. */
 async function toolAlone(repo: string, artifactsDir: string, patch: string): Promise<number> {
@@ -104,13 +104,7 @@ async function main(): Promise<void> {
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, `mod${i}.ts`), moduleSource(i, i % usesEvery === 0 && i / usesEvery < TOUCHED));
     }
-    git(repo, 'init', '-q');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-qm', 'fixture');
-    const touched = git(repo, 'grep', '-l', OLD, '--', 'pkg*').trim().split('\n');
-    for (const f of touched) execFileSync('sed', ['-i', `s/${OLD}/${NEW}/g`, join(repo, f)]);
-    const patch = git(repo, 'diff');
-    git(repo, 'checkout', '-q', '--', '.');
+    const { patch, touched } = renamePatch(repo);
     const hunks = patch.split('\n').filter((l) => l.startsWith('@@')).length;
     writeFileSync(join(base, 'rename.patch'), patch);
     const sourceFiles = git(repo, 'ls-files').trim().split('\n').length;

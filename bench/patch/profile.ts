@@ -1,11 +1,10 @@
 // bench/patch/profile.ts: the benchmark's runtime.call loop alone, for `node --cpu-prof`.
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/patch/profile.ts [rounds] [work-dir]
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createRuntime } from '../../src/runtime/index.js';
-import { git, moduleSource, NEW, OLD } from './fixture.js';
+import { moduleSource, OLD, renamePatch } from './fixture.js';
 
 const ROUNDS = Number(process.argv[2] ?? 200);
 
@@ -21,13 +20,7 @@ for (let i = 0; i < 220; i++) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `mod${i}.ts`), moduleSource(i, i % 11 === 0 && i / 11 < 20));
 }
-git(repo, 'init', '-q');
-git(repo, 'add', '-A');
-git(repo, 'commit', '-qm', 'fixture');
-const touched = git(repo, 'grep', '-l', OLD, '--', 'pkg*').trim().split('\n');
-for (const f of touched) execFileSync('sed', ['-i', `s/${OLD}/${NEW}/g`, join(repo, f)]);
-const patch = git(repo, 'diff');
-git(repo, 'checkout', '-q', '--', '.');
+const { patch, touched } = renamePatch(repo);
 if (process.env['PATCH_OUT']) writeFileSync(process.env['PATCH_OUT'], patch);
 // Restored by writing the originals back (a git checkout per round would dominate the profile).
 const originals = touched.map((f) => [join(repo, f), readFileSync(join(repo, f))] as const);
