@@ -70,6 +70,22 @@ export class PolicyAuthorizer {
     }
   }
 
+  /**
+   * The same evaluation without its side effects: no approval request is opened and no denial
+   * is counted. For a tool that meets a new resource mid-call (a redirect to another host) and
+   * must not reach it unless the grant and policy would allow a call that named it; `ask` means
+   * a new call, with its own approval, is needed.
+   */
+  async check(action: NormalizedAction, grant: CompiledGrant, identity: CallIdentity): Promise<PolicyDecision> {
+    const action_digest = digestOf(action);
+    const base = { policy_version: this.policy.version, grant_digest: grant.digest, action_digest, approval_id: null };
+    const call: SeenCall = { ...identity, revision: typeof identity.revision === 'function' ? (grant.requiresRevision ? await identity.revision() : undefined) : identity.revision };
+    const { deny, ask } = this.#evaluate(action, grant, call);
+    if (deny.reasons.length > 0) return { ...base, outcome: 'deny', code: 'policy_denied', ...deny };
+    if (ask.reasons.length > 0) return { ...base, outcome: 'ask', code: 'approval_required', ...ask };
+    return { ...base, outcome: 'allow', code: null, reasons: [], determining: [] };
+  }
+
   /** What refuses (grant faults, forbids, default deny, erroring policies) and what asks for approval. */
   #evaluate(action: NormalizedAction, grant: CompiledGrant, call: SeenCall): { deny: Parts; ask: Parts } {
     const deny: Parts = { reasons: [], determining: [] };

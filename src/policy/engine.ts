@@ -95,6 +95,11 @@ export class PolicyEngine {
     return this.authorizer.authorize(action, await this.grantFor(call.task_id), call);
   }
 
+  /** An authorization with no side effects (no approval opened, no denial counted): PolicyAuthorizer.check. */
+  async check(action: NormalizedAction, call: { task_id: TaskId; attempt_id: AttemptId; now: number } & Partial<CallIdentity>): Promise<PolicyDecision> {
+    return this.authorizer.check(action, await this.grantFor(call.task_id), call);
+  }
+
   /** Admit stage: reserves the estimate (one call by default); throws `budget_exhausted`. */
   async admit(task_id: TaskId, now: number, opts: AdmitOptions = {}): Promise<BudgetReservation> {
     return this.budgets.admit(await this.grantFor(task_id), task_id, now, opts);

@@ -19,6 +19,8 @@ type DecisionData = {
   readonly grant_digest: string;
   readonly action_digest: string;
   readonly approval_id?: string;
+  /** Decided mid-call for a redirect (http.request): the location that was not followed. */
+  readonly redirect_url?: string;
 };
 
 /** A refusal of a path by what it is or where it is. */

@@ -4,6 +4,7 @@ import type {
   ArtifactRef,
   AttemptId,
   CallStatus,
+  Decision,
   Digest,
   ErrorBody,
   LogicalEffectId,
@@ -112,6 +113,18 @@ export interface ExecuteContext<A, P = undefined> {
    * Await it before the effect: the record is durable when it resolves.
    */
   markSent(intent?: EffectIntent): Promise<void>;
+  /**
+   * Grant ∧ policy for this same call as if it named `resources` (and `effect_class`): what a
+   * tool asks before it reaches a resource it met mid-call (a redirect to another host). Nothing
+   * is opened or counted: `ask` and `deny` both mean "not in this call"; a new call naming the
+   * resource gets its own decision and approval.
+   */
+  recheck?(change: { readonly resources: readonly Resource[]; readonly effect_class?: EffectClass }): Promise<Recheck>;
+}
+
+/** A decision made mid-call by `recheck`, with the action it was made for. */
+export interface Recheck extends Decision {
+  readonly action_digest: Digest;
 }
 
 /** A tool's answer. Domain failures are outcomes, never exceptions. */

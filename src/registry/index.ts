@@ -22,6 +22,7 @@ export type {
   NormalizeContext,
   Normalized,
   ExecuteContext,
+  Recheck,
   ToolOutcome,
   RedactionWindow,
   ReconcileContext,

@@ -22,6 +22,7 @@ export {
   type NormalizeContext,
   type Normalized,
   type ExecuteContext,
+  type Recheck,
   type ToolOutcome,
   type ReconcileContext,
   type ReconcileVerdict,

@@ -57,7 +57,7 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
     normalize: { workspace, receipts, policy },
     authorize: { policy, store, environment },
     admit: { policy, admission },
-    execute: { workspace, artifacts, receipts, store, tokenKey, stateDir, abortGraceMs },
+    execute: { workspace, artifacts, receipts, store, tokenKey, stateDir, abortGraceMs, policy, environment },
     commit: { store, artifacts, inlineResultBytes, retention, stateDir },
   };
 }

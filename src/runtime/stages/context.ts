@@ -3,6 +3,7 @@ import type { ExecuteContext, ReceiptLookup } from '../../registry/index.js';
 import type { Workspace } from '../../resources/index.js';
 import type { ArtifactStore } from '../../artifacts/index.js';
 import type { EffectStore, TaskStore } from '../../store/index.js';
+import type { PolicyEngine } from '../../policy/index.js';
 import type { Call } from '../call.js';
 import { HmacTokenCodec } from '../tokens.js';
 import { intentStage } from './intent.js';
@@ -17,6 +18,9 @@ export interface ContextServices {
   readonly tokenKey: Buffer;
   /** Hidden from everything a tool runs. */
   readonly stateDir: string;
+  /** For a tool's mid-call recheck (no approval opened, no denial counted). */
+  readonly policy: Pick<PolicyEngine, 'check'>;
+  readonly environment: string | undefined;
 }
 
 /** What a tool sees of its call: its arguments and action, the call's signal, and the runtime's services. */
@@ -45,5 +49,16 @@ export function contextOf(s: ContextServices, call: Call, env: Envelope, valid: 
       call.secrets.push(value);
     },
     markSent: intentStage(s.store, call),
+    recheck: async (change) =>
+      s.policy.check(
+        { ...normalized.action, resources: change.resources, effect_class: change.effect_class ?? normalized.action.effect_class },
+        {
+          task_id: env.task_id,
+          attempt_id: call.draft.attempt_id,
+          now: Date.now(),
+          revision: async () => `r${await s.store.currentRevision()}`,
+          ...(s.environment !== undefined ? { environment: s.environment } : {}),
+        },
+      ),
   };
 }

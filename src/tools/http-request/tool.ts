@@ -1,6 +1,6 @@
 import { ToolgateError, sha256Hex } from '../../protocol/index.js';
-import type { ArtifactRef, EffectClass } from '../../protocol/index.js';
-import { asOutcome, defineTool, failedOutcome, type ToolDefinition, type ToolOutcome } from '../../registry/index.js';
+import type { ArtifactRef, EffectClass, ErrorBody } from '../../protocol/index.js';
+import { asOutcome, defineTool, failedOutcome, type ExecuteContext, type ToolDefinition, type ToolOutcome } from '../../registry/index.js';
 import {
   WEB_SCHEMES,
   authorizeDestination,
@@ -162,7 +162,13 @@ export function createHttpRequest(o: HttpRequestOptions = {}): ToolDefinition<Ht
               if (!ToolgateError.isInstance(e) || e.code !== 'destination_refused') throw e;
               return { status: 'denied', result: null, error: e.toBody(), evidence: { destination: evidenceOf(destination), redirects, refused_redirect: e.data } };
             }
-            redirects.push({ status: ex.answer.status, from: destination.url, to: next.destination.url, host_changed: next.hostChanged, scheme_changed: next.schemeChanged });
+            const hop = { status: ex.answer.status, from: destination.url, to: next.destination.url, host_changed: next.hostChanged, scheme_changed: next.schemeChanged };
+            if (next.hostChanged || next.schemeChanged) {
+              // Another origin is another resource: grant ∧ policy decide again, as for a call that named it.
+              const refusal = await recheckHop(ctx, next.destination);
+              if (refusal) return { status: 'denied', result: null, error: refusal, evidence: { destination: evidenceOf(destination), redirects, refused_redirect: hop } };
+            }
+            redirects.push(hop);
             destination = next.destination;
             continue;
           }
@@ -171,6 +177,21 @@ export function createHttpRequest(o: HttpRequestOptions = {}): ToolDefinition<Ht
       }),
   });
   return Object.assign(tool, { secretValues: destinations.flatMap((d) => [...d.secrets.values()]) });
+}
+
+/**
+ * The decision for following a redirect to another origin: null when grant and policy allow a
+ * call naming it; otherwise the refusal. `ask` is a refusal too: an approval is bound to a call's
+ * action, so the model makes a new call to the new URL, which gets its own decision.
+ */
+async function recheckHop(ctx: Pick<ExecuteContext<HttpRequestArgs, Prepared>, 'recheck'>, to: AuthorizedDestination): Promise<ErrorBody | null> {
+  if (!ctx.recheck) throw new ToolgateError('internal_error', 'http.request needs recheck to follow a redirect to another origin');
+  const d = await ctx.recheck({ resources: [{ kind: 'host', host: grantHost(to), port: to.port }] });
+  if (d.outcome === 'allow') return null;
+  const data = { redirect_url: to.url, reasons: d.reasons, determining: d.determining, policy_version: d.policy_version, grant_digest: d.grant_digest, action_digest: d.action_digest };
+  return d.outcome === 'ask'
+    ? new ToolgateError('approval_required', `the redirect to ${to.url} needs approval: ${d.reasons.join('; ')}; not followed (call http.request on that URL to ask for it)`, data).toBody()
+    : new ToolgateError('policy_denied', `the redirect to ${to.url} is denied: ${d.reasons.join('; ')}; not followed`, data).toBody();
 }
 
 function evidenceOf(d: AuthorizedDestination): HttpRequestResult['destination'] {
