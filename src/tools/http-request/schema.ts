@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
-/** Largest request body (decoded bytes). Larger bodies as artifacts are not taken yet. */
+/** Largest request body given inline (decoded bytes). Larger ones come from a workspace file (`body_file`). */
 export const HTTP_MAX_REQUEST_BYTES = 1024 * 1024;
+/** Largest request body read from a workspace file; its bytes are kept as an artifact. */
+export const HTTP_MAX_FILE_BODY_BYTES = 32 * 1024 * 1024;
 /** Most of a response body kept (inline up to `max_response_bytes`, the rest as an artifact); reading stops here. */
 export const HTTP_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 export const HTTP_MAX_REDIRECTS = 5;
@@ -20,10 +22,18 @@ export const httpRequestArgs = z
       .max(Math.ceil((HTTP_MAX_REQUEST_BYTES * 4) / 3) + 4)
       .optional(),
     body_encoding: z.enum(['utf-8', 'base64']).default('utf-8'),
+    body_file: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe('A workspace file sent as the body (up to 32 MiB), instead of `body`; the bytes sent are kept as an artifact the receipt names'),
     max_response_bytes: z.number().int().min(0).max(1024 * 1024).default(64 * 1024).describe('Body bytes returned inline; the rest goes to an artifact'),
     follow_redirects: z.boolean().default(true).describe('GET and HEAD only; each redirect is authorized again'),
   })
-  .refine((a) => a.body === undefined || (a.method !== 'GET' && a.method !== 'HEAD'), { message: 'GET and HEAD take no body', path: ['body'] });
+  .refine((a) => a.body === undefined || (a.method !== 'GET' && a.method !== 'HEAD'), { message: 'GET and HEAD take no body', path: ['body'] })
+  .refine((a) => a.body_file === undefined || (a.method !== 'GET' && a.method !== 'HEAD'), { message: 'GET and HEAD take no body', path: ['body_file'] })
+  .refine((a) => a.body === undefined || a.body_file === undefined, { message: 'body or body_file, not both', path: ['body_file'] });
 export type HttpRequestArgs = z.infer<typeof httpRequestArgs>;
 
 const evidenceSchema = z.strictObject({

@@ -10,7 +10,9 @@ import {
   type AuthorizedDestination,
   type DestinationGrant,
   type HostResolver,
+  type ResolvedPath,
 } from '../../resources/index.js';
+import { readBodyFile, resolveBodyFile } from './body-file.js';
 import { configureDestinations, destinationFor, effectClassOf, type ConfiguredDestination, type HttpConnectorConfig, type WriteMethod } from './config.js';
 import { exchange, type Answer } from './exchange.js';
 import { modelHeaders } from './headers.js';
@@ -34,6 +36,8 @@ interface Prepared {
   readonly configured: ConfiguredDestination | null;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer | null;
+  /** `body_file` as resolved at normalize: read (and kept as an artifact) at execute. */
+  readonly bodyFile: ResolvedPath | null;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -45,14 +49,14 @@ export function createHttpRequest(o: HttpRequestOptions = {}): ToolDefinition<Ht
   const tool = defineTool<HttpRequestArgs, HttpRequestResult, Prepared>({
     name: 'http.request',
     module: import.meta.url,
-    version: '1.0.0',
+    version: '1.1.0',
     description:
       'Send one HTTP(S) request to a host in the grant. GET and HEAD are reads (redirects followed, each authorized again); POST, PUT, PATCH and DELETE take the effect class the destination is configured with and carry an Idempotency-Key derived from the logical effect. Credentials are injected from configuration: Authorization, Cookie, Host, Proxy-* and hop-by-hop headers are refused. A lost answer after sending is ambiguous and is reconciled, never re-sent blindly; a 202 is accepted_async with its operation id.',
     owner: 'toolgate',
     // The strongest a call can be without configuration saying more; GET/HEAD normalize to read.
     effect_class: 'network',
     reversible: false,
-    capabilities: ['network'],
+    capabilities: ['network', 'fs.read'],
     args: httpRequestArgs,
     result: httpRequestResult,
     timeout_ms: 60_000,
@@ -87,7 +91,12 @@ export function createHttpRequest(o: HttpRequestOptions = {}): ToolDefinition<Ht
       if (body && body.length > HTTP_MAX_REQUEST_BYTES) {
         throw new ToolgateError('limit_exceeded', `the body is ${body.length} bytes; the limit is ${HTTP_MAX_REQUEST_BYTES}`, { limit: HTTP_MAX_REQUEST_BYTES, size: body.length });
       }
-      return { resources: [{ kind: 'host', host, port: destination.port }], effect_class: effect, prepared: { destination, grant, configured, headers, body } };
+      const bodyFile = args.body_file === undefined ? null : resolveBodyFile(ctx.workspace, args.body_file);
+      return {
+        resources: [{ kind: 'host', host, port: destination.port }, ...(bodyFile ? [{ kind: 'path' as const, path: bodyFile.path, access: 'read' as const }] : [])],
+        effect_class: effect,
+        prepared: { destination, grant, configured, headers, body, bodyFile },
+      };
     },
     execute: (outer) =>
       asOutcome(outer, async (ctx) => {
@@ -100,6 +109,9 @@ export function createHttpRequest(o: HttpRequestOptions = {}): ToolDefinition<Ht
           for (const value of secrets.values()) ctx.addSecret(value);
           return { ...prepared.headers, ...Object.fromEntries(secrets), ...(key !== null ? { 'idempotency-key': key } : {}) };
         };
+        // Read before anything is sent: a file that cannot be read (gone, too large, a link to a secret) sends nothing.
+        const fileBody = prepared.bodyFile ? await readBodyFile(ctx, prepared.bodyFile) : null;
+        const body = fileBody?.bytes ?? prepared.body;
         let destination = prepared.destination;
         const redirects: HttpRequestResult['redirects'] = [];
         for (;;) {
@@ -113,7 +125,7 @@ export function createHttpRequest(o: HttpRequestOptions = {}): ToolDefinition<Ht
             reconcile_url: key !== null && prepared.configured?.config.reconcile ? reconcileUrlOf(prepared.configured.config.reconcile.url, destination.url, key) : null,
           };
           const ex = await exchange(
-            { method: args.method, destination, headers: headersFor(destination), body: prepared.body },
+            { method: args.method, destination, headers: headersFor(destination), body },
             { signal: ctx.signal, beforeSend: () => ctx.markSent(intent), keepBytes: HTTP_MAX_RESPONSE_BYTES, maxBytes: HTTP_MAX_RESPONSE_BYTES },
           );
           switch (ex.kind) {
@@ -172,7 +184,8 @@ export function createHttpRequest(o: HttpRequestOptions = {}): ToolDefinition<Ht
             destination = next.destination;
             continue;
           }
-          return answered(ctx, args, destination, ex.answer, key, redirects, prepared.configured, prepared.body ? sha256Hex(prepared.body) : null);
+          const outcome = answered(ctx, args, destination, ex.answer, key, redirects, prepared.configured, body ? sha256Hex(body) : null);
+          return fileBody ? { ...outcome, evidence: { ...outcome.evidence, request_body_file: fileBody.evidence }, artifacts: [fileBody.artifact, ...(outcome.artifacts ?? [])] } : outcome;
         }
       }),
   });
