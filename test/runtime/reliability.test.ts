@@ -76,9 +76,11 @@ test('queue deadline exceeded: expired, no effect, nothing beyond released', asy
 });
 
 test('timeout before the request was sent: timed_out, released, and a retry within the deadline runs', async () => {
-  const p = await probeRuntime({}, { timeout_ms: 100, stallFirstMs: 1_000 });
+  // The tool's timeout must leave the retry room on a loaded machine (markSent is an fsync):
+  // 100 ms made the retry itself time out after sending, under load.
+  const p = await probeRuntime({}, { timeout_ms: 1_000, stallFirstMs: 5_000 });
   try {
-    const deadline = new Date(Date.now() + 10_000).toISOString();
+    const deadline = new Date(Date.now() + 30_000).toISOString();
     const r = await p.rt.call(envelope('test.effect', { label: 'late' }, { idempotency_key: 'k2', deadline }));
     assert.equal(r.status, 'timed_out');
     assert.equal(r.error?.code, 'timed_out');
@@ -99,7 +101,7 @@ test('timeout before the request was sent: timed_out, released, and a retry with
   }
 });
 
-test('timeout after the request may have been sent: ambiguous, then reconciliation_required, then reconcile settles it', async () => {
+test('timeout after the request may have been sent: ambiguous; the retry reconciles it first and answers with the recovered receipt, never running it again', async () => {
   const p = await probeRuntime({}, { timeout_ms: 100 });
   try {
     const env = envelope('test.effect', { label: 'inflight', after_ms: 1_000 }, { idempotency_key: 'k3' });
@@ -108,14 +110,34 @@ test('timeout after the request may have been sent: ambiguous, then reconciliati
     assert.equal(r.error?.code, 'ambiguous_effect');
     assert.deepEqual(effectRows(p.state).map((e) => e.state), ['ambiguous']);
     const retry = await p.rt.call(env);
-    assert.equal(retry.error?.code, 'reconciliation_required');
+    assert.equal(retry.status, 'succeeded', JSON.stringify(retry.error));
+    assert.equal((retry.evidence as { reconciliation?: { by: string } }).reconciliation?.by, 'reconcile');
     assert.deepEqual(ledgerLines(p.ledger), ['inflight'], 'the retry did not run the effect again');
+    assert.deepEqual(effectRows(p.state).map((e) => e.state), ['completed']);
     const report = await p.rt.reconcile();
-    assert.equal(report.entries[0]?.settled, 'completed');
+    assert.deepEqual(report.entries, [], 'nothing left for an operator');
     const after = await p.rt.call(env);
     assert.equal(after.replay, true);
-    assert.equal(after.receipt_id, report.entries[0]?.receipt_id);
+    assert.equal(after.receipt_id, retry.receipt_id);
     assert.deepEqual(ledgerLines(p.ledger), ['inflight']);
+  } finally {
+    await p.done();
+  }
+});
+
+test('an ambiguous effect reconcile cannot tell stays ambiguous: every retry asks again and answers reconciliation_required; an operator settles it', async () => {
+  const p = await probeRuntime({}, { timeout_ms: 100 });
+  try {
+    // The ledger never gets the label (the effect sleeps past its deadline, cancelled): reconcile finds nothing either way
+    const env = envelope('test.effect', { label: 'unknowable', after_ms: 1_000, unknown_on_reconcile: true }, { idempotency_key: 'k4' });
+    const r = await p.rt.call(env);
+    assert.equal(r.status, 'ambiguous');
+    for (let i = 0; i < 2; i++) {
+      const retry = await p.rt.call(env);
+      assert.equal(retry.error?.code, 'reconciliation_required', JSON.stringify(retry.error));
+      assert.deepEqual(effectRows(p.state).map((e) => e.state), ['ambiguous'], 'handed back to ambiguous after each look');
+    }
+    assert.deepEqual(ledgerLines(p.ledger), ['unknowable'], 'run once, never again');
   } finally {
     await p.done();
   }

@@ -28,6 +28,8 @@ const probeArgs = z.strictObject({
   /** Ignore the abort signal (a misbehaving tool). */
   stubborn: z.boolean().default(false),
   partial: z.boolean().default(false),
+  /** Reconcile cannot tell whether this effect happened (a provider with no lookup). */
+  unknown_on_reconcile: z.boolean().default(false),
 });
 
 function sleep(ms: number, signal: AbortSignal | null): Promise<void> {
@@ -75,7 +77,7 @@ export function probeTool(o: ProbeOptions): AnyTool {
       const signal = ctx.args.stubborn ? null : ctx.signal;
       if (runs++ === 0 && o.stallFirstMs) await sleep(o.stallFirstMs, signal);
       await sleep(ctx.args.before_ms, signal);
-      await ctx.markSent({ label: ctx.args.label });
+      await ctx.markSent({ label: ctx.args.label, ...(ctx.args.unknown_on_reconcile ? { unknowable: true } : {}) });
       appendFileSync(o.ledger, ctx.args.label + '\n');
       await sleep(ctx.args.after_ms, signal);
       const executions = ledgerLines(o.ledger).filter((l) => l === ctx.args.label).length;
@@ -93,6 +95,7 @@ export function probeTool(o: ProbeOptions): AnyTool {
       // The label is in the recorded intent (arguments are not stored).
       const label = (ctx.intent as { label?: string } | null)?.label ?? (ctx.arguments as { label?: string } | null)?.label;
       if (label === undefined) return { settled: 'unknown', reason: 'no intent recorded' };
+      if ((ctx.intent as { unknowable?: boolean } | null)?.unknowable) return { settled: 'unknown', reason: 'the probe cannot tell' };
       return ledgerLines(o.ledger).includes(label)
         ? { settled: 'completed', evidence: { ledger: join(o.ledger), label } }
         : { settled: 'released', evidence: { ledger: o.ledger } };

@@ -44,9 +44,11 @@ export function claimRequestOf(env: Envelope, key: string, tool: AnyTool, argsDi
 }
 
 /**
- * Maps what the store found to the call's next step. A record sent by an owner that is gone
- * is reconciled first: completed → its recovered receipt is the answer; released → the call
- * goes on; unknown → reconciliation_required (an operator settles it).
+ * Maps what the store found to the call's next step. A record sent by an owner that is gone,
+ * or ambiguous, is reconciled first (the store hands it over as sent by this runtime):
+ * completed → its recovered receipt is the answer; released → the call goes on; unknown →
+ * back to ambiguous and reconciliation_required (asked again at the next retry; an operator
+ * may settle it).
  */
 async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile: Reconciler, again: () => ClaimResult | Promise<ClaimResult>): Promise<Claimed | 'free'> {
   switch (r.kind) {
@@ -90,6 +92,7 @@ async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile:
         attempt_id: r.record.attempt_id,
       });
     case 'ambiguous':
+      // A completed record whose receipt is missing: nothing to replay, nothing to reconcile against.
       throw new ToolgateError('reconciliation_required', 'a previous attempt may have caused this effect; reconcile before retrying', {
         key,
         state: 'ambiguous',

@@ -95,9 +95,18 @@ export class PgEffectTable {
 
   async #adoptRow(tx: Transaction, row: EffectRow, nowIso: string): Promise<EffectRecord> {
     const o = this.#owner;
-    await tx.query(`UPDATE effects SET owner = $1, owner_pid = $2, owner_host = $3, updated_at = $4 WHERE task_id = $5 AND effect_key = $6`, [o.id, o.pid, o.host, nowIso, row.task_id, row.effect_key]);
+    // An ambiguous record becomes `sent` by this owner while it is reconciled (as in SQLite's store).
+    await tx.query(`UPDATE effects SET state = 'sent', owner = $1, owner_pid = $2, owner_host = $3, updated_at = $4 WHERE task_id = $5 AND effect_key = $6`, [
+      o.id,
+      o.pid,
+      o.host,
+      nowIso,
+      row.task_id,
+      row.effect_key,
+    ]);
     this.#hold(tx, row.task_id, row.effect_key);
-    return { ...effectRecordOf(row), owner: o.id, owner_pid: o.pid, owner_host: o.host, updated_at: nowIso };
+    // updated_at stays when it was sent (or found ambiguous): what the settling receipt reports.
+    return { ...effectRecordOf(row), state: 'sent', owner: o.id, owner_pid: o.pid, owner_host: o.host };
   }
 
   async #seize(tx: Transaction, task: TaskId, key: string): Promise<TakeOver> {
@@ -108,8 +117,7 @@ export class PgEffectTable {
         if (!this.#owner.abandoned(row, Date.now())) return { kind: 'in_progress', record: effectRecordOf(row) };
         return { kind: 'taken', record: await this.#adoptRow(tx, row, new Date().toISOString()) };
       case 'ambiguous':
-        this.#hold(tx, task, key);
-        return { kind: 'taken', record: effectRecordOf(row) };
+        return { kind: 'taken', record: await this.#adoptRow(tx, row, new Date().toISOString()) };
       case 'claimed':
         return this.#owner.abandoned(row, Date.now()) ? { kind: 'settled', record: effectRecordOf(row) } : { kind: 'in_progress', record: effectRecordOf(row) };
       case 'completed':
@@ -173,7 +181,8 @@ export class PgEffectTable {
         // Its owner is gone after the effect may have started: whoever retries settles it first.
         return req.safe_to_repeat ? reclaim() : { kind: 'reconcile', record: await this.#adoptRow(tx, row, nowIso) };
       case 'ambiguous':
-        return req.safe_to_repeat ? reclaim() : { kind: 'ambiguous', record: effectRecordOf(row) };
+        // May have happened: a retry asks the tool's reconcile() first, never runs it blindly.
+        return req.safe_to_repeat ? reclaim() : { kind: 'reconcile', record: await this.#adoptRow(tx, row, nowIso) };
     }
   }
 }

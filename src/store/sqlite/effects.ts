@@ -20,6 +20,7 @@ export class EffectTable {
   readonly #insert: Statement<unknown[]>;
   readonly #reclaim: Statement<unknown[]>;
   readonly #adopt: Statement<[string, number, string, string, string, string]>;
+  readonly #adoptSent: Statement<[string, number, string, string, string, string]>;
   readonly #setState: Statement<[EffectState, string, string, string]>;
   readonly #setSent: Statement<[string | null, string, string, string]>;
   readonly #receiptBody: Statement<[string], { body: string; digest: string }>;
@@ -40,6 +41,7 @@ export class EffectTable {
        WHERE task_id = ? AND effect_key = ?`,
     );
     this.#adopt = db.prepare(`UPDATE effects SET owner = ?, owner_pid = ?, owner_host = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
+    this.#adoptSent = db.prepare(`UPDATE effects SET state = 'sent', owner = ?, owner_pid = ?, owner_host = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
     this.#setState = db.prepare(`UPDATE effects SET state = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
     this.#setSent = db.prepare(`UPDATE effects SET state = 'sent', intent = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
     this.#receiptBody = db.prepare(`SELECT body, digest FROM receipts WHERE receipt_id = ?`);
@@ -112,8 +114,13 @@ export class EffectTable {
 
   #adoptRow(row: EffectRow, nowIso: string): EffectRecord {
     const o = this.#owner;
-    this.#adopt.run(o.id, o.pid, o.host, nowIso, row.task_id, row.effect_key);
-    return { ...effectRecordOf(row), owner: o.id, owner_pid: o.pid, owner_host: o.host, updated_at: nowIso };
+    // An ambiguous record becomes `sent` by this owner while it is reconciled: a concurrent retry
+    // sees it in progress (not a second reconcile), and if this process dies meanwhile the next
+    // retry takes it over as any sent record of a gone owner. Reconcile moves it on (or back).
+    const stmt = row.state === 'ambiguous' ? this.#adoptSent : this.#adopt;
+    stmt.run(o.id, o.pid, o.host, nowIso, row.task_id, row.effect_key);
+    // updated_at stays when it was sent (or found ambiguous): what the settling receipt reports.
+    return { ...effectRecordOf(row), state: 'sent', owner: o.id, owner_pid: o.pid, owner_host: o.host };
   }
 
   #seize(task: TaskId, key: string): TakeOver {
@@ -124,7 +131,7 @@ export class EffectTable {
         if (!this.#abandoned(row, Date.now())) return { kind: 'in_progress', record: effectRecordOf(row) };
         return { kind: 'taken', record: this.#adoptRow(row, new Date().toISOString()) };
       case 'ambiguous':
-        return { kind: 'taken', record: effectRecordOf(row) };
+        return { kind: 'taken', record: this.#adoptRow(row, new Date().toISOString()) };
       case 'claimed':
         return this.#abandoned(row, Date.now()) ? { kind: 'settled', record: effectRecordOf(row) } : { kind: 'in_progress', record: effectRecordOf(row) };
       case 'completed':
@@ -182,7 +189,8 @@ export class EffectTable {
         // Its owner is gone after the effect may have started: whoever retries settles it first.
         return req.safe_to_repeat ? reclaim() : { kind: 'reconcile', record: this.#adoptRow(row, nowIso) };
       case 'ambiguous':
-        return req.safe_to_repeat ? reclaim() : { kind: 'ambiguous', record: effectRecordOf(row) };
+        // May have happened: a retry asks the tool's reconcile() first, never runs it blindly.
+        return req.safe_to_repeat ? reclaim() : { kind: 'reconcile', record: this.#adoptRow(row, nowIso) };
     }
   }
 }

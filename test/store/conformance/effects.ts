@@ -92,7 +92,7 @@ export function effectCases(backend: ConformanceBackend): void {
       });
     });
 
-    it('an ambiguous record is never run blindly: reconciliation, unless the tool is safe to repeat', async () => {
+    it('an ambiguous record is never run blindly: a retry gets it for reconcile (others wait), unless the tool is safe to repeat', async () => {
       await withState(backend, async ({ open }) => {
         const s = await open();
         const task = freshTask();
@@ -100,8 +100,25 @@ export function effectCases(backend: ConformanceBackend): void {
         await s.markSent(task, 'k1', null);
         await s.settle(task, 'k1', 'ambiguous');
         await s.letGo(task, 'k1');
-        assert.equal((await s.claim(claimOf(task, 'k1'))).kind, 'ambiguous');
         assert.deepEqual((await s.listUnsettled()).map((u) => [u.effect_key, u.state, u.owner_alive]), [['k1', 'ambiguous', false]]);
+        // A retry reconciles first: the record is handed over as sent by this owner, so a
+        // concurrent retry (another store, as another server process would be) waits.
+        const r = await s.claim(claimOf(task, 'k1'));
+        assert.equal(r.kind, 'reconcile');
+        assert.equal(r.kind === 'reconcile' && r.record.state, 'sent');
+        assert.equal((await s.findEffect(task, 'k1'))?.state, 'sent');
+        const other = await open();
+        assert.equal((await other.claim(claimOf(task, 'k1'))).kind, 'in_progress');
+        assert.equal((await other.takeOver(task, 'k1')).kind, 'in_progress');
+        assert.deepEqual((await s.listUnsettled()).map((u) => [u.effect_key, u.state, u.owner_alive]), [['k1', 'sent', true]]);
+        // Reconcile could not tell: back to ambiguous; an operator's takeOver adopts it the same way.
+        await s.settle(task, 'k1', 'ambiguous');
+        await s.letGo(task, 'k1');
+        const taken = await other.takeOver(task, 'k1');
+        assert.equal(taken.kind, 'taken');
+        assert.equal((await s.claim(claimOf(task, 'k1'))).kind, 'in_progress');
+        await other.settle(task, 'k1', 'ambiguous');
+        await other.letGo(task, 'k1');
         assert.deepEqual(await s.claim(claimOf(task, 'k1', { safe_to_repeat: true })), { kind: 'new' });
       });
     });

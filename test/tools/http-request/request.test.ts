@@ -81,27 +81,33 @@ describe('http.request', () => {
     assert.equal(provider.requests.length, before);
   });
 
-  it('a connection dropped after the provider took the effect is ambiguous; a retry does not send again; reconcile finds the effect: exactly one', async () => {
+  it('a connection dropped after the provider took the effect is ambiguous; the retry asks the provider first (reconcile), finds the effect and answers with it: exactly one', async () => {
     provider.behaviour = 'drop';
     const env = envelope('http.request', { method: 'POST', url: url('/items'), body: 'drop-me' }, { idempotency_key: 'drop-1' });
     const writes = provider.writes;
     const effects = provider.effects.size;
+    const lookups = () => provider.requests.filter((r) => r.method === 'GET' && r.url.startsWith('/effects')).length;
+    const looked = lookups();
+    let retry;
     try {
       const r = await h.rt.call(env);
       assert.equal(r.status, 'ambiguous', JSON.stringify(r.error));
       assert.equal(r.error?.code, 'ambiguous_effect');
-      const retry = await h.rt.call(env);
-      assert.equal(retry.error?.code, 'reconciliation_required', 'an ambiguous write is never sent again blindly');
-      assert.equal(provider.writes, writes + 1);
+      // The provider still drops every write: a blind re-send would be seen as a second write.
+      retry = await h.rt.call(env);
     } finally {
       provider.behaviour = 'answer';
     }
+    assert.equal(retry.status, 'succeeded', JSON.stringify(retry.error));
+    assert.equal((retry.evidence as { reconciliation?: { by: string } }).reconciliation?.by, 'reconcile');
+    assert.equal(lookups(), looked + 1, 'the retry asked the declared query once');
+    assert.equal(provider.writes, writes + 1, 'an ambiguous write is never sent again blindly');
     const report = await h.rt.reconcile();
-    const entry = report.entries.find((e) => e.tool === 'http.request');
-    assert.equal(entry?.settled, 'completed', JSON.stringify(report));
+    assert.equal(report.entries.filter((e) => e.tool === 'http.request').length, 0, 'nothing left for an operator');
     const replay = await h.rt.call(env);
     assert.equal(replay.status, 'succeeded');
     assert.equal(replay.replay, true);
+    assert.equal(replay.receipt_id, retry.receipt_id);
     assert.equal(provider.writes, writes + 1, 'one POST in all');
     assert.equal(provider.effects.size, effects + 1, 'one effect in all');
   });
