@@ -25,6 +25,7 @@ export const PREREQUISITES = [
   { program: 'script', why: 'shell.exec with a terminal (pty)', debian: 'bsdutils', fedora: 'util-linux-script', arch: 'util-linux' },
   // Debian keeps the server programs off PATH, in /usr/lib/postgresql/<version>/bin.
   { program: 'initdb', why: "the tests' private PostgreSQL cluster", debian: 'postgresql', fedora: 'postgresql-server', arch: 'postgresql', find: postgresBinDir },
+  { program: 'strace', why: "the tests' execve tracer (shell intent against what really runs)", debian: 'strace', fedora: 'strace', arch: 'strace' },
 ];
 
 function onPath(program, path = process.env.PATH ?? '/usr/bin:/bin') {

@@ -9,6 +9,7 @@ export const SYSTEM_PACKAGES = {
   git: { debian: 'git', fedora: 'git', arch: 'git' },
   script: { debian: 'bsdutils', fedora: 'util-linux-script', arch: 'util-linux' },
   initdb: { debian: 'postgresql', fedora: 'postgresql-server', arch: 'postgresql' },
+  strace: { debian: 'strace', fedora: 'strace', arch: 'strace' },
 } as const;
 
 export type SystemProgram = keyof typeof SYSTEM_PACKAGES;

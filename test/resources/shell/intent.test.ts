@@ -45,6 +45,7 @@ const BYPASSES: readonly [string, string, string[], string[]][] = [
   ['command name from a substitution', '$(which curl) x.test', ['which'], ['dynamic_command_name']],
   ['glob as command name', '/usr/bin/cur? x', [], ['dynamic_command_name']],
   ['brace expansion', '{cu,}rl x', [], ['parse_error']],
+  ['arithmetic look-alike', 'x=$((curl a.test))', [], ['parse_error']],
   ['env wrapper', 'env -i FOO=1 curl x.test', ['curl<env net'], []],
   ['stacked wrappers', 'nice -n 5 nohup timeout -s KILL 5 stdbuf -oL git push', ['git<nice,nohup,timeout,stdbuf net'], []],
   ['command / exec / builtin', 'command curl a.test; exec wget b.test', ['curl<command net', 'wget<exec net'], []],
