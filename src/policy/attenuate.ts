@@ -48,6 +48,7 @@ function caveatOf(r: Restrictions): Caveat | null {
   if (r.write !== undefined) c.write = [...new Set(r.write)].sort();
   if (r.hosts !== undefined) c.hosts = [...new Set(r.hosts)].sort();
   if (r.refs !== undefined) c.refs = [...new Set(r.refs)].sort();
+  if (r.programs !== undefined) c.programs = [...new Set(r.programs)].sort();
   if (r.private_addresses !== undefined) c.private_addresses = [...new Set(r.private_addresses)].sort();
   if (r.conditions !== undefined && Object.keys(r.conditions).length > 0) c.conditions = { ...r.conditions } satisfies Conditions;
   return Object.keys(c).length > 0 ? c : null;
@@ -73,6 +74,7 @@ export function attenuate(parent: Grant, restrictions: Restrictions, subject?: G
     write: parent.write,
     hosts: parent.hosts,
     refs: parent.refs,
+    ...(parent.programs === undefined ? {} : { programs: parent.programs }),
     ...(parent.private_addresses === undefined ? {} : { private_addresses: parent.private_addresses }),
     not_before: later(parent.not_before, restrictions.not_before),
     expires_at: earlier(parent.expires_at, restrictions.expires_at),

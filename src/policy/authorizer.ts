@@ -105,7 +105,7 @@ export class PolicyAuthorizer {
       ask.reasons.push(`the grant requires approval for ${action.effect_class} effects`);
       ask.determining.push('grant.approval_required');
     }
-    for (const req of cedarRequestsOf(action, grant.grant.subject, call.attempt_id, call.now, this.#classifier)) {
+    for (const req of cedarRequestsOf(action, grant.grant.subject, call.attempt_id, call.now, this.#classifier, this.policy.restrictsPrograms)) {
       const v = this.policy.evaluate(req);
       const what = `${action.tool} on ${req.resource.type} ${req.resource.id}`;
       if (v.errored.length > 0) {

@@ -56,5 +56,9 @@ when { resource.class == "secret" };
 @reason("nothing writes under .git/ except the git tools through refs")
 forbid (principal, action, resource is Toolgate::Path)
 when { resource.class == "protected" && resource.access != "read" };
+
+@id("default.programs")
+@reason("the programs a shell line runs are allowed; add forbid rules on Toolgate::Program to restrict them (docs/shell-intent.md)")
+permit (principal, action, resource is Toolgate::Program);
 `,
 };

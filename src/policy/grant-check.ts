@@ -64,6 +64,8 @@ interface ScopeMatchers {
   readonly write: Matcher | null;
   readonly hosts: ((host: string, port: number | null) => boolean) | null;
   readonly refs: Matcher | null;
+  /** Program names; null: not restricted (a grant or caveat without `programs`). */
+  readonly programs: Matcher | null;
   /** The host entries as written, for `namesHost` (a metadata name needs a literal entry, not a glob). */
   readonly hostNames: ReadonlySet<string> | null;
   readonly addresses: AddressMatcher | null;
@@ -76,6 +78,7 @@ function scopeOf(s: Caveat): ScopeMatchers {
     write: pathMatcher(s.write),
     hosts: hostMatcher(s.hosts),
     refs: globMatcher(s.refs),
+    programs: s.programs === undefined ? null : globMatcher(s.programs),
     hostNames: s.hosts === undefined ? null : new Set(s.hosts.map((h) => h.toLowerCase())),
     addresses: s.private_addresses === undefined ? null : addressMatcher(s.private_addresses),
   };
@@ -101,7 +104,15 @@ function resourceLabel(r: Resource): string {
       return `host ${r.host}${r.port === null ? '' : `:${r.port}`}`;
     case 'ref':
       return `${r.access} of ref ${r.ref}`;
+    case 'program':
+      return r.unresolved === null ? `program ${r.name}` : `a command that cannot be resolved (${r.unresolved})`;
   }
+}
+
+/** A scope without `programs` restricts none; one with it names each program, and refuses what is unresolved. */
+function programCovered(m: ScopeMatchers, r: Resource & { kind: 'program' }): boolean {
+  if (m.programs === null) return true;
+  return r.unresolved === null && m.programs(r.name);
 }
 
 /** A grant with its globs compiled: built once per grant, checked on every call. */
@@ -118,7 +129,15 @@ export class CompiledGrant {
     this.digest = grantDigest(grant);
     this.#scopes = [
       // The grant's own private_addresses: absent grants none (a caveat's absent list restricts nothing).
-      { prefix: 'grant', m: scopeOf({ tools: grant.tools, read: grant.read, write: grant.write, hosts: grant.hosts, refs: grant.refs, private_addresses: grant.private_addresses ?? [] }) },
+      { prefix: 'grant', m: scopeOf({
+        tools: grant.tools,
+        read: grant.read,
+        write: grant.write,
+        hosts: grant.hosts,
+        refs: grant.refs,
+        ...(grant.programs === undefined ? {} : { programs: grant.programs }),
+        private_addresses: grant.private_addresses ?? [],
+      }) },
       ...grant.caveats.map((c, i) => ({ prefix: `grant.caveats[${i}]`, m: scopeOf(c) })),
     ];
     const t = (s: string | null): number | null => (s === null ? null : Date.parse(s));
@@ -151,6 +170,10 @@ export class CompiledGrant {
             dim = 'refs';
             ok = m.refs?.(r.ref) ?? true;
             break;
+          case 'program':
+            dim = 'programs';
+            ok = programCovered(m, r);
+            break;
         }
         if (!ok) faults.push({ id: `${prefix}.${dim}`, reason: `${resourceLabel(r)} is outside the grant` });
       }
@@ -170,6 +193,9 @@ export class CompiledGrant {
           break;
         case 'ref':
           if (!(m.refs?.(r.ref) ?? true)) return false;
+          break;
+        case 'program':
+          if (!programCovered(m, r)) return false;
           break;
       }
     }

@@ -51,6 +51,10 @@ export const grantFileShape = z
     write: z.array(glob).optional().describe('Workspace-relative path globs that may be written, created or deleted'),
     hosts: z.array(glob).optional().describe('Host globs, optionally with ":port"'),
     refs: z.array(glob).optional().describe('Git ref globs, e.g. "refs/heads/fix/*"'),
+    programs: z
+      .array(glob)
+      .optional()
+      .describe('Names of the programs a shell line may run (docs/shell-intent.md), e.g. ["pytest", "npm", "git"]; absent: any program (Cedar may still restrict them); present, what cannot be resolved from the text is refused'),
     private_addresses: z
       .array(addressRange)
       .optional()
@@ -96,6 +100,7 @@ export interface Caveat {
   readonly write?: readonly string[];
   readonly hosts?: readonly string[];
   readonly refs?: readonly string[];
+  readonly programs?: readonly string[];
   readonly private_addresses?: readonly string[];
   readonly conditions?: Conditions;
 }
@@ -110,6 +115,8 @@ export interface Grant {
   readonly write: readonly string[];
   readonly hosts: readonly string[];
   readonly refs: readonly string[];
+  /** Absent: programs are not restricted by the grant. Absent (not `[]`), so older grants keep their digest. */
+  readonly programs?: readonly string[];
   /** Absent (not `[]`) when the grant file has none, so the digest of a grant without it is unchanged. */
   readonly private_addresses?: readonly string[];
   readonly not_before: string | null;
@@ -182,6 +189,7 @@ export function bindGrant(spec: TaskGrant, subject: GrantSubject): Grant {
     write: sortedUnique(spec.write),
     hosts: sortedUnique(spec.hosts),
     refs: sortedUnique(spec.refs),
+    ...(spec.programs === undefined ? {} : { programs: sortedUnique(spec.programs) }),
     ...(spec.private_addresses === undefined ? {} : { private_addresses: sortedUnique(spec.private_addresses) }),
     not_before: spec.not_before ?? null,
     expires_at: spec.expires_at ?? null,

@@ -4,7 +4,31 @@ import type { Digest } from './canonical.js';
 export type Resource =
   | { readonly kind: 'path'; readonly path: string; readonly access: PathAccess }
   | { readonly kind: 'host'; readonly host: string; readonly port: number | null }
-  | { readonly kind: 'ref'; readonly ref: string; readonly access: 'read' | 'write' };
+  | { readonly kind: 'ref'; readonly ref: string; readonly access: 'read' | 'write' }
+  | ProgramResource;
+
+/**
+ * A program a shell line runs (src/resources/shell, docs/shell-intent.md): the file the sandbox
+ * will execute, named by what it is, with what is known of how it is run. `unresolved` names
+ * what could not be known from the text (a command name from a variable, `eval "$x"`, …): such
+ * an entry has no name policy can trust, and a grant or policy that restricts programs refuses it.
+ */
+export interface ProgramResource {
+  readonly kind: 'program';
+  readonly name: string;
+  readonly path: string | null;
+  readonly args: readonly string[];
+  /** Wrappers it runs under, outermost first (`sudo`, `env`, `timeout`, `sh -c`, `find -exec`…). */
+  readonly wrappers: readonly string[];
+  readonly is_interpreter: boolean;
+  /** Given code to run (`-c`, `-e`, a script on stdin). */
+  readonly runs_code: boolean;
+  readonly has_network_flags: boolean;
+  /** A system program (or an identical copy of one); false for a file of the workspace. */
+  readonly system: boolean;
+  /** Why this entry is not a known program; null when it is one. */
+  readonly unresolved: string | null;
+}
 
 export type PathAccess = 'read' | 'write' | 'create' | 'delete' | 'execute';
 

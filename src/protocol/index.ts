@@ -20,6 +20,7 @@ export {
   effectRank,
   type EffectClass,
   type Resource,
+  type ProgramResource,
   type PathAccess,
   type NormalizedAction,
   type Decision,

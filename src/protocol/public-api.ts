@@ -31,6 +31,7 @@ export {
   type EffectClass,
   type NormalizedAction,
   type Resource,
+  type ProgramResource,
   type Decision,
   type ArtifactRef,
   type RedactionNote,

@@ -31,7 +31,7 @@ export interface LoadedPolicy {
 export interface CedarRequest {
   readonly action: string;
   readonly principal: { readonly id: string; readonly attrs: Readonly<Record<string, string>> };
-  readonly resource: { readonly type: ResourceType; readonly id: string; readonly attrs: Readonly<Record<string, string | number>> };
+  readonly resource: { readonly type: ResourceType; readonly id: string; readonly attrs: Readonly<Record<string, string | number | boolean | string[]>> };
   readonly context: { readonly effect: string; readonly args_digest: string; readonly tool_version: string; readonly time: number };
 }
 
@@ -96,6 +96,12 @@ export class CedarPolicySet {
   readonly #partitions = new Map<string, Partition>();
   readonly #cache: LRUCache<string, Omit<CedarVerdict, 'cached'>>;
   readonly #cacheSize: number;
+  /**
+   * Some policy names `Toolgate::Program` in its resource scope. Programs are what a shell line
+   * runs (docs/shell-intent.md); a policy set written before they existed, or without rules for
+   * them, does not see them (its Path and Tool rules decide the call as before).
+   */
+  readonly restrictsPrograms: boolean;
 
   private constructor(
     policies: Map<string, LoadedPolicy>,
@@ -112,6 +118,7 @@ export class CedarPolicySet {
     this.version = digestOf([...policies.values()].map((p) => [p.id, p.text]).sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1)));
     this.#parsed = parsed;
     const scopes = [...parsed].map(([id, json]) => ({ id, actions: actionsOf(json.action), types: resourceTypesOfScope(json.resource) }));
+    this.restrictsPrograms = scopes.some((s) => s.types.size === 1 && s.types.has('Program'));
     for (const [action, types] of actionTypes) {
       for (const type of types) {
         this.#scopes.set(`${action}\u0000${type}`, scopes.filter((s) => (s.actions === null || s.actions.has(action)) && s.types.has(type)).map((s) => s.id));

@@ -4,19 +4,22 @@ import type { CapabilityDimension, Manifest } from '../../registry/index.js';
 export const CEDAR_NAMESPACE = 'Toolgate';
 
 /** Cedar entity types, one per kind of normalized resource, plus the tool itself for calls that name none. */
-export const RESOURCE_TYPES = ['Path', 'Host', 'Ref', 'Tool'] as const;
+export const RESOURCE_TYPES = ['Path', 'Host', 'Ref', 'Program', 'Tool'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
-const RESOURCE_OF_CAPABILITY: Readonly<Record<CapabilityDimension, ResourceType>> = {
-  'fs.read': 'Path',
-  'fs.write': 'Path',
-  process: 'Path',
-  network: 'Host',
-  git: 'Ref',
+/** A process runs in the workspace (Path) and runs programs (Program: what a shell line names). */
+const RESOURCES_OF_CAPABILITY: Readonly<Record<CapabilityDimension, readonly ResourceType[]>> = {
+  'fs.read': ['Path'],
+  'fs.write': ['Path'],
+  process: ['Path', 'Program'],
+  network: ['Host'],
+  git: ['Ref'],
 };
 
 const str = { type: 'String' } as const;
 const long = { type: 'Long' } as const;
+const bool = { type: 'Boolean' } as const;
+const strings = { type: 'Set', element: str } as const;
 
 /** Attributes of the call's context; `time` is epoch milliseconds. */
 const CONTEXT = {
@@ -31,7 +34,7 @@ const CONTEXT = {
 
 /** The resource types a tool's calls may carry: from its declared capabilities, and always `Tool`. */
 export function resourceTypesOf(capabilities: readonly CapabilityDimension[]): ResourceType[] {
-  const kinds = new Set<ResourceType>(capabilities.map((c) => RESOURCE_OF_CAPABILITY[c]));
+  const kinds = new Set<ResourceType>(capabilities.flatMap((c) => RESOURCES_OF_CAPABILITY[c]));
   kinds.add('Tool');
   return RESOURCE_TYPES.filter((k) => kinds.has(k));
 }
@@ -53,7 +56,7 @@ export function cedarSchemaOf(manifest: Manifest): SchemaJson<string> {
       appliesTo: { principalTypes: ['Task'], resourceTypes: resourceTypesOf([...set]), context: CONTEXT },
     };
   }
-  const record = (attributes: Record<string, typeof str | typeof long>): { type: 'Record'; attributes: typeof attributes } => ({ type: 'Record', attributes });
+  const record = (attributes: Record<string, typeof str | typeof long | typeof bool | typeof strings>): { type: 'Record'; attributes: typeof attributes } => ({ type: 'Record', attributes });
   return {
     [CEDAR_NAMESPACE]: {
       entityTypes: {
@@ -61,6 +64,20 @@ export function cedarSchemaOf(manifest: Manifest): SchemaJson<string> {
         Path: { shape: record({ path: str, access: str, class: str }) },
         Host: { shape: record({ host: str, port: long }) },
         Ref: { shape: record({ ref: str, access: str }) },
+        Program: {
+          shape: record({
+            name: str,
+            path: str,
+            args: strings,
+            wrappers: strings,
+            is_interpreter: bool,
+            runs_code: bool,
+            has_network_flags: bool,
+            system: bool,
+            resolved: bool,
+            unresolved: str,
+          }),
+        },
         Tool: { shape: record({ name: str }) },
       },
       actions,
