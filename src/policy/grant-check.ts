@@ -101,6 +101,8 @@ function resourceLabel(r: Resource): string {
       return `host ${r.host}${r.port === null ? '' : `:${r.port}`}`;
     case 'ref':
       return `${r.access} of ref ${r.ref}`;
+    case 'resource':
+      return `${r.access} of ${r.system} ${r.type} ${r.id}`;
   }
 }
 
@@ -151,6 +153,11 @@ export class CompiledGrant {
             dim = 'refs';
             ok = m.refs?.(r.ref) ?? true;
             break;
+          case 'resource':
+            // No grant dimension names connector resources yet: the grant's tools and effects
+            // decide, and Cedar sees the resource itself (docs/gateway.md).
+            dim = 'tools';
+            break;
         }
         if (!ok) faults.push({ id: `${prefix}.${dim}`, reason: `${resourceLabel(r)} is outside the grant` });
       }
@@ -170,6 +177,8 @@ export class CompiledGrant {
           break;
         case 'ref':
           if (!(m.refs?.(r.ref) ?? true)) return false;
+          break;
+        case 'resource':
           break;
       }
     }

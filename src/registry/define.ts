@@ -3,7 +3,7 @@ import type { Digest, EffectClass, TaskId } from '../protocol/index.js';
 import { implementationDigestOf } from './implementation-digest.js';
 import type { ExecuteContext, Normalized, NormalizeContext, ReconcileContext, ReconcileVerdict, ToolOutcome } from './context.js';
 
-export type CapabilityDimension = 'fs.read' | 'fs.write' | 'process' | 'network' | 'git';
+export type CapabilityDimension = 'fs.read' | 'fs.write' | 'process' | 'network' | 'git' | 'connector';
 
 /**
  * How a retry of the same logical effect is treated:

@@ -4,7 +4,7 @@ import type { CapabilityDimension, Manifest } from '../../registry/index.js';
 export const CEDAR_NAMESPACE = 'Toolgate';
 
 /** Cedar entity types, one per kind of normalized resource, plus the tool itself for calls that name none. */
-export const RESOURCE_TYPES = ['Path', 'Host', 'Ref', 'Tool'] as const;
+export const RESOURCE_TYPES = ['Path', 'Host', 'Ref', 'Tool', 'Resource'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 const RESOURCE_OF_CAPABILITY: Readonly<Record<CapabilityDimension, ResourceType>> = {
@@ -13,6 +13,7 @@ const RESOURCE_OF_CAPABILITY: Readonly<Record<CapabilityDimension, ResourceType>
   process: 'Path',
   network: 'Host',
   git: 'Ref',
+  connector: 'Resource',
 };
 
 const str = { type: 'String' } as const;
@@ -26,6 +27,8 @@ const CONTEXT = {
     args_digest: str,
     tool_version: str,
     time: long,
+    // Set by a connector manifest (or an unclassified upstream tool) that requires approval.
+    approval_required: { type: 'Boolean', required: false },
   },
 } as const;
 
@@ -62,6 +65,7 @@ export function cedarSchemaOf(manifest: Manifest): SchemaJson<string> {
         Host: { shape: record({ host: str, port: long }) },
         Ref: { shape: record({ ref: str, access: str }) },
         Tool: { shape: record({ name: str }) },
+        Resource: { shape: record({ system: str, type: str, id: str, access: str }) },
       },
       actions,
     },
