@@ -34,6 +34,8 @@ export interface Harness {
   approved(task: string, tool: string, args: Record<string, unknown>, extra?: Record<string, unknown>): Promise<Receipt>;
   effects(): Record<string, unknown>[];
   cancellations(): Record<string, unknown>[];
+  /** Calls of `hang` the upstream started working on. */
+  hangs(): number;
   starts(): number;
   /** Host processes whose working directory is the upstream's data dir (the server and its children). */
   processes(): number[];
@@ -74,11 +76,12 @@ export async function openHarness(o: { unmanifested?: 'refuse' | 'approve'; mani
     async approved(task, tool, args, extra = {}) {
       const first = await call(task, tool, args, extra);
       if (first.error?.code !== 'approval_required') return first;
-      await rt.approvals.approve(first.decision?.approval_id as string, 'test-operator', Date.now());
+      await rt.approvals.approve(first.error?.data['approval_id'] as string, 'test-operator', Date.now());
       return call(task, tool, args, extra);
     },
     effects: () => lines('effects.jsonl'),
     cancellations: () => lines('cancelled.jsonl'),
+    hangs: () => lines('started.jsonl').length,
     starts: () => lines('starts.log').length,
     processes: () => {
       const out: number[] = [];
