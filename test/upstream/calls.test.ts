@@ -1,5 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { filesUnder } from '../support/fixtures.js';
 import { waitFor } from '../support/processes.js';
 import { openHarness, type Harness } from './support.js';
 
@@ -14,7 +18,7 @@ describe('upstream tools through the pipeline (a real McpServer under bubblewrap
 
   it('lists the manifested tools as UPSTREAM.tool and refuses the one without a manifest', () => {
     const names = h.rt.registry.current().map((t) => t.name).filter((n) => n.startsWith('issues.'));
-    assert.deepEqual(names, ['issues.create_issue', 'issues.find_issue', 'issues.hang', 'issues.list_issues']);
+    assert.deepEqual(names, ['issues.create_issue', 'issues.find_issue', 'issues.hang', 'issues.list_issues', 'issues.probe']);
     const status = h.rt.gateway?.status()[0];
     assert.deepEqual(status?.refused, ['echo']);
   });
@@ -52,6 +56,30 @@ describe('upstream tools through the pipeline (a real McpServer under bubblewrap
   it('an unmanifested tool is unknown under "refuse"', async () => {
     const r = await h.call('t-echo', 'issues.echo', { text: 'hi' });
     assert.equal(r.error?.code, 'unknown_tool');
+  });
+
+  it('the server runs sandboxed: no workspace, no state dir, no network; its data dir is its own', async () => {
+    writeFileSync(join(h.workspace, 'in-workspace.txt'), 'x');
+    const server = createServer((s) => s.end());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const probe = async (path: string): Promise<{ exists: boolean; connected: boolean }> => {
+        const r = await h.call('t-probe', 'issues.probe', { path, host: '127.0.0.1', port });
+        assert.equal(r.status, 'succeeded', JSON.stringify(r.error));
+        return (r.result as { structured: { exists: boolean; connected: boolean } }).structured;
+      };
+      assert.deepEqual(await probe(join(h.workspace, 'in-workspace.txt')), { exists: false, connected: false });
+      // Hidden as an empty tmpfs: the directory is there, nothing in it.
+      const stateFile = filesUnder(h.state)[0] ?? assert.fail('the state dir holds files');
+      assert.equal((await probe(stateFile)).exists, false);
+      assert.equal((await probe(join(h.data, 'starts.log'))).exists, true);
+      // The same probe from here reaches the listener: the refusal above is the sandbox's.
+      const here = await new Promise<boolean>((resolve) => connect({ host: '127.0.0.1', port }, function (this: Socket) { this.destroy(); resolve(true); }).on('error', () => resolve(false)));
+      assert.equal(here, true);
+    } finally {
+      server.close();
+    }
   });
 
   it('close ends the server and every process it started, and removes nothing of a configured data dir', async () => {

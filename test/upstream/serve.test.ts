@@ -66,7 +66,7 @@ describe('the gateway through toolgate serve (MCP, stdio)', () => {
     const pid = transport.pid ?? assert.fail('no pid');
     try {
       const names = (await client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('issues_'));
-      assert.deepEqual(names.sort(), ['issues_create_issue', 'issues_find_issue', 'issues_hang', 'issues_list_issues']);
+      assert.deepEqual(names.sort(), ['issues_create_issue', 'issues_find_issue', 'issues_hang', 'issues_list_issues', 'issues_probe']);
 
       const read = await client.callTool({ name: 'issues_list_issues', arguments: { repo: 'Acme/App' } });
       assert.notEqual(read.isError, true, JSON.stringify(read));

@@ -23,10 +23,12 @@ export const MANIFEST = {
   },
   find_issue: { effect: 'read' },
   hang: { effect: 'read' },
+  probe: { effect: 'read' },
 } as const;
 
 export interface Harness {
   readonly rt: Runtime;
+  readonly workspace: string;
   readonly data: string;
   readonly state: string;
   call(task: string, tool: string, args: Record<string, unknown>, extra?: Record<string, unknown>, signal?: AbortSignal): Promise<Receipt>;
@@ -70,6 +72,7 @@ export async function openHarness(o: { unmanifested?: 'refuse' | 'approve'; mani
     rt.call(envelope(tool, args, { task_id: task, ...extra }), signal ? { signal } : {});
   return {
     rt,
+    workspace: dirs.workspace,
     data,
     state: dirs.state,
     call,
