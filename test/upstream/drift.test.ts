@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { registryCommand } from '../../src/cli/registry.js';
 import { diffManifests, parseManifest } from '../../src/registry/index.js';
 import { waitFor } from '../support/processes.js';
 import { openHarness, type Harness } from './support.js';
@@ -72,5 +73,15 @@ describe('drift: the upstream changes create_issue under running tasks (a rug pu
     assert.equal(fresh.error?.code, 'invalid_arguments', JSON.stringify(fresh.error));
     assert.equal(fresh.registry_revision, h.rt.registry.revision);
     assert.equal(h.effects().length, 1);
+  });
+
+  it('toolgate registry drift lists both changes, each with the registry diff to run', async () => {
+    const lines: string[] = [];
+    const io = { out: (t: string) => lines.push(t), err: () => {} };
+    assert.equal(await registryCommand.run(['drift', '--state-dir', h.state], io), 0);
+    assert.equal(lines.length, 4);
+    assert.match(lines[0] as string, /issues {2}list_changed {2}compatible {2}changed: issues\.create_issue/);
+    assert.match(lines[2] as string, /BREAKING/);
+    assert.match(lines[3] as string, /^ {2}toolgate registry diff \S+registry-[0-9a-f]{16}\.json \S+registry-[0-9a-f]{16}\.json$/);
   });
 });
