@@ -89,10 +89,21 @@ export const httpUpstreamSchema = z.strictObject({
   ...common,
 });
 
-export const upstreamsSchema = z.record(
-  z.string().regex(/^[a-z][a-z0-9_-]*$/, 'an upstream name: lowercase letters, digits, _ and -'),
-  z.union([stdioUpstreamSchema, httpUpstreamSchema]),
-);
+/**
+ * Names an upstream may not take: the families of Toolgate's own tools (and ones kept for the
+ * tools issue 16 adds), whose entries an upstream's `NAME.tool` would collide with or imitate.
+ */
+export const RESERVED_UPSTREAM_NAMES = ['fs', 'shell', 'http', 'git', 'net', 'task', 'toolgate', 'undo'] as const;
+
+export const upstreamsSchema = z
+  .record(z.string().regex(/^[a-z][a-z0-9_-]*$/, 'an upstream name: lowercase letters, digits, _ and -'), z.union([stdioUpstreamSchema, httpUpstreamSchema]))
+  .superRefine((value, ctx) => {
+    for (const name of Object.keys(value)) {
+      if ((RESERVED_UPSTREAM_NAMES as readonly string[]).includes(name)) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `the name ${name} is reserved for Toolgate's own tools (${RESERVED_UPSTREAM_NAMES.join(', ')})` });
+      }
+    }
+  });
 export type UpstreamsConfig = z.input<typeof upstreamsSchema>;
 export type StdioUpstream = z.infer<typeof stdioUpstreamSchema>;
 export type HttpUpstream = z.infer<typeof httpUpstreamSchema>;
