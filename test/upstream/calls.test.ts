@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { filesUnder } from '../support/fixtures.js';
+import { ToolgateError } from '../../src/protocol/index.js';
+import { createRuntime } from '../../src/runtime/index.js';
+import { filesUnder, tempDirs } from '../support/fixtures.js';
 import { waitFor } from '../support/processes.js';
 import { openHarness, type Harness } from './support.js';
 
@@ -108,6 +110,20 @@ describe('an unmanifested tool under "approve"', () => {
       assert.deepEqual((ran.result as { structured: unknown }).structured, { echo: 'hi' });
     } finally {
       await h.done();
+    }
+  });
+});
+
+describe('an upstream that cannot start', () => {
+  it('refuses to open the runtime with upstream_unavailable (start_failed), nothing left running', async () => {
+    const dirs = tempDirs('tg-upstream-fail');
+    try {
+      await assert.rejects(
+        createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, upstreams: { broken: { command: '/bin/false' } } }),
+        (e: unknown) => ToolgateError.isInstance(e) && e.code === 'upstream_unavailable' && (e.data as { reason: string }).reason === 'start_failed',
+      );
+    } finally {
+      dirs.cleanup();
     }
   });
 });
