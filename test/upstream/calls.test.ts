@@ -115,7 +115,7 @@ describe('an unmanifested tool under "approve"', () => {
 });
 
 describe('an upstream that cannot start', () => {
-  it('refuses to open the runtime with upstream_unavailable (start_failed), nothing left running', async () => {
+  it('refuses to open the runtime with upstream_unavailable (start_failed)', async () => {
     const dirs = tempDirs('tg-upstream-fail');
     try {
       await assert.rejects(
