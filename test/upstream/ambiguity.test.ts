@@ -97,3 +97,25 @@ describe('ambiguity without a reconcile tool in the manifest', () => {
     }
   });
 });
+
+describe('the upstream killed from outside during a read', () => {
+  it('the read fails typed (upstream_unavailable, crashed), nothing ambiguous; the server is restarted and serves again', async () => {
+    const h = await openHarness();
+    try {
+      const pending = h.call('t-kill', 'issues.hang', {});
+      assert.ok(await waitFor(() => h.hangs() === 1, 15_000));
+      const pid = h.rt.gateway?.status()[0]?.pid ?? assert.fail('no pid');
+      process.kill(pid, 'SIGKILL');
+      const r = await pending;
+      assert.equal(r.status, 'failed', JSON.stringify(r.error));
+      assert.equal(r.error?.code, 'upstream_unavailable');
+      assert.equal((r.error?.data as { reason: string }).reason, 'crashed');
+      assert.ok(await waitFor(() => h.starts() === 2, 15_000), 'restarted');
+      const again = await h.call('t-kill', 'issues.list_issues', { repo: 'acme/app' });
+      assert.equal(again.status, 'succeeded', JSON.stringify(again.error));
+      assert.deepEqual(await h.rt.listUnsettled(), []);
+    } finally {
+      await h.done();
+    }
+  });
+});
