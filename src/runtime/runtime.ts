@@ -118,7 +118,7 @@ export class Runtime {
       store = await (opts.store ?? sqliteStore())({ stateDir });
       const http = { ...(opts.connectors?.http ? { config: opts.connectors.http } : {}), ...(opts.resolver ? { resolver: opts.resolver } : {}) };
       const upstreams = parseUpstreams(opts.upstreams);
-      if (Object.keys(upstreams).length > 0) gateway = await Gateway.open({ upstreams, hide: [workspace.root, stateDir], stateDir });
+      if (Object.keys(upstreams).length > 0) gateway = await Gateway.open({ upstreams, hide: [workspace.root, stateDir], stateDir, workspace: { root: workspace.root, classify: (p) => workspace.classifier.classify(p) } });
       const registry = new Registry([
         ...(opts.tools ??
           builtinTools({ ...(opts.toolchains ? { toolchains: opts.toolchains } : {}), ...(opts.sessionIdleMs !== undefined ? { sessionIdleMs: opts.sessionIdleMs } : {}), http })),

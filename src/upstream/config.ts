@@ -76,6 +76,10 @@ export const stdioUpstreamSchema = z.strictObject({
     .default({})
     .describe('Environment of the server: a literal value, or { "from_env": NAME } to pass a variable of Toolgate\'s environment (redacted from every record)'),
   network: z.enum(['none', 'host']).default('none').describe('none (default): no network at all; host: the host network'),
+  workspace: z
+    .enum(['none', 'read-only'])
+    .default('none')
+    .describe('none (default): the workspace is hidden from the server; read-only: shown read-only, its secret files masked as for shell.exec'),
   data_dir: z.string().min(1).optional().describe('Writable directory the server keeps (its only writable place besides /tmp); default: a fresh one, removed on shutdown'),
   ...common,
 });

@@ -145,8 +145,10 @@ export class UpstreamConnection {
   #transport(): StdioClientTransport | StreamableHTTPClientTransport {
     const c = this.#config;
     if (isStdio(c)) {
-      this.#launch ??= launchOf(this.name, c, this.#launchCtx);
-      const l = this.#launch;
+      // Each start scans the workspace again (a shown workspace's secret files are masked as of
+      // the start); the data dir Toolgate made stays the same across restarts.
+      const l = launchOf(this.name, this.#launch?.ownsDataDir ? { ...c, data_dir: this.#launch.dataDir } : c, this.#launchCtx);
+      this.#launch = this.#launch?.ownsDataDir ? { ...l, ownsDataDir: true } : l;
       return new StdioClientTransport({ command: l.command, args: l.args, env: l.env, cwd: '/', stderr: 'ignore' });
     }
     const headers: Record<string, string> = {};

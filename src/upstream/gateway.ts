@@ -8,12 +8,15 @@ import type { AnyTool, Manifest } from '../registry/index.js';
 import { diffManifests } from '../registry/index.js';
 import type { UpstreamConfig } from './config.js';
 import { UpstreamConnection, type ListingCause } from './connection.js';
+import type { LaunchContext } from './launch.js';
 import { declarationDigest, registryNameOf, upstreamToolEntry } from './tool-entry.js';
 
 export interface GatewayOptions {
   readonly upstreams: Readonly<Record<string, UpstreamConfig>>;
   /** Paths no upstream may see (the workspace, the state dir). */
   readonly hide: readonly string[];
+  /** The workspace an upstream with `workspace: "read-only"` is shown. */
+  readonly workspace?: LaunchContext['workspace'];
   /** Where `from_env` values are read. Default process.env. */
   readonly env?: NodeJS.ProcessEnv;
   /** Drift records and the manifests they compare go to `<stateDir>/gateway/`. */
@@ -89,7 +92,7 @@ export class Gateway {
       const state: UpstreamState = {
         name,
         config,
-        connection: new UpstreamConnection(name, config, { hide: o.hide, env }, { onTools: (tools, cause) => g.#onTools(name, tools, cause) }),
+        connection: new UpstreamConnection(name, config, { hide: o.hide, env, ...(o.workspace ? { workspace: o.workspace } : {}) }, { onTools: (tools, cause) => g.#onTools(name, tools, cause) }),
         listed: new Map(),
         entries: new Map(),
         refused: new Set(),

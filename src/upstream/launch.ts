@@ -11,8 +11,10 @@ import { NO_WORKSPACE_MOUNTS, Sandbox, bwrapArgs, defaultHomes, resolveToolchain
 import type { StdioUpstream } from './config.js';
 
 export interface LaunchContext {
-  /** Paths the server must never see: the workspace (not granted to upstreams yet) and the state dir. */
+  /** Paths the server must never see: the state dir, and the workspace unless it is shown. */
   readonly hide: readonly string[];
+  /** The workspace, for `workspace: "read-only"`: its real root and the runtime's path classes (secret files masked). */
+  readonly workspace?: { readonly root: string; readonly classify: (relPath: string) => 'ordinary' | 'secret' | 'protected' };
   /** Toolgate's environment, where `{ from_env }` values are read. */
   readonly env: NodeJS.ProcessEnv;
 }
@@ -44,22 +46,40 @@ export function launchOf(name: string, u: StdioUpstream, ctx: LaunchContext): La
   const real = realpathSync(dataDir);
   const self = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
   const homes = defaultHomes();
-  const profile: SandboxProfile = {
-    workspace: real,
-    workspaceWritable: true,
-    cwd: real,
-    network: u.network,
-    homes,
-    hide: ctx.hide.filter((h) => h !== real),
-    user: self,
-    workspaceMounts: NO_WORKSPACE_MOUNTS,
-    toolchains: resolveToolchains({}, homes),
-  };
+  const shown = u.workspace === 'read-only' ? ctx.workspace : undefined;
+  if (u.workspace === 'read-only' && shown === undefined) throw new TypeError(`upstream ${name}: workspace read-only needs the runtime's workspace`);
+  const profile: SandboxProfile = shown
+    ? {
+        // The workspace as shell.exec shows it read-only (secret files and directories masked);
+        // the data dir is bound writable after it.
+        workspace: shown.root,
+        workspaceWritable: false,
+        cwd: real,
+        network: u.network,
+        homes,
+        hide: ctx.hide.filter((h) => h !== real && h !== shown.root),
+        user: self,
+        workspaceMounts: new Sandbox({ workspace: shown.root, classify: shown.classify }).workspaceMounts(self, []),
+        toolchains: resolveToolchains({}, homes),
+      }
+    : {
+        workspace: real,
+        workspaceWritable: true,
+        cwd: real,
+        network: u.network,
+        homes,
+        hide: ctx.hide.filter((h) => h !== real),
+        user: self,
+        workspaceMounts: NO_WORKSPACE_MOUNTS,
+        toolchains: resolveToolchains({}, homes),
+      };
   // shell.exec reads bubblewrap's --info-fd on fd 3; the MCP transport opens only stdio, and the
   // pid namespace's end comes from killing bubblewrap (--die-with-parent on its init).
   const args = bwrapArgs(profile, 3);
   const info = args.indexOf('--info-fd');
   if (info >= 0) args.splice(info, 2);
+  // Mount operations run in argument order: this bind comes after every mask and hidden path.
+  if (shown) args.push('--bind', real, real);
   const env: Record<string, string> = {};
   const set: string[] = [];
   for (const [k, v] of Object.entries(u.env)) {

@@ -114,6 +114,31 @@ describe('an unmanifested tool under "approve"', () => {
   });
 });
 
+describe('an upstream shown the workspace read-only', () => {
+  it('reads workspace files but writes none; secret files are masked; its data dir stays writable', async () => {
+    // Present when the server starts: the scan at each start masks secret files (docs/gateway.md).
+    const h = await openHarness({ workspace: 'read-only', files: { 'README.md': 'hello\n', '.env': 'API_KEY=secret-value\n' } });
+    const server = createServer((s) => s.end());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const probe = async (path: string, write?: string): Promise<{ exists: boolean; content?: string; wrote?: boolean }> => {
+        const r = await h.call('t-ws', 'issues.probe', { path, host: '127.0.0.1', port, ...(write ? { write } : {}) });
+        assert.equal(r.status, 'succeeded', JSON.stringify(r.error));
+        return (r.result as { structured: { exists: boolean; content?: string; wrote?: boolean } }).structured;
+      };
+      const readme = await probe(join(h.workspace, 'README.md'), join(h.workspace, 'new.txt'));
+      assert.equal(readme.content, 'hello\n');
+      assert.equal(readme.wrote, false);
+      assert.equal((await probe(join(h.workspace, '.env'))).content ?? '', '', 'the secret file reads empty');
+      assert.equal((await probe(join(h.data, 'starts.log'), join(h.data, 'scratch.txt'))).wrote, true);
+    } finally {
+      server.close();
+      await h.done();
+    }
+  });
+});
+
 describe('an upstream that cannot start', () => {
   it('refuses to open the runtime with upstream_unavailable (start_failed)', async () => {
     const dirs = tempDirs('tg-upstream-fail');

@@ -46,8 +46,11 @@ export interface Harness {
   done(): Promise<void>;
 }
 
-export async function openHarness(o: { unmanifested?: 'refuse' | 'approve'; manifest?: Record<string, unknown>; callTimeoutMs?: number } = {}): Promise<Harness> {
+export async function openHarness(
+  o: { unmanifested?: 'refuse' | 'approve'; manifest?: Record<string, unknown>; callTimeoutMs?: number; workspace?: 'none' | 'read-only'; files?: Record<string, string> } = {},
+): Promise<Harness> {
   const dirs = tempDirs('tg-upstream');
+  for (const [name, text] of Object.entries(o.files ?? {})) writeFileSync(join(dirs.workspace, name), text);
   const data = join(dirs.base, 'data');
   mkdirSync(data);
   const upstreams: UpstreamsConfig = {
@@ -58,6 +61,7 @@ export async function openHarness(o: { unmanifested?: 'refuse' | 'approve'; mani
       tools: (o.manifest ?? MANIFEST) as never,
       unmanifested: o.unmanifested ?? 'refuse',
       ...(o.callTimeoutMs !== undefined ? { call_timeout_ms: o.callTimeoutMs } : {}),
+      ...(o.workspace ? { workspace: o.workspace } : {}),
     },
   };
   const rt = await createRuntime({
