@@ -29,7 +29,7 @@ describe('effects and ambiguity through the gateway', () => {
     const args = { repo: 'acme/app', title: 'held', mode: 'hold' };
     const asked = await h.call('t-hold', 'issues.create_issue', args, { idempotency_key: 'hold-1' });
     await h.rt.approvals.approve(asked.error?.data['approval_id'] as string, 'test-operator', Date.now());
-    const r = await h.call('t-hold', 'issues.create_issue', args, { idempotency_key: 'hold-1', deadline: inSeconds(3) });
+    const r = await h.call('t-hold', 'issues.create_issue', args, { idempotency_key: 'hold-1', deadline: inSeconds(5) });
     assert.equal(r.status, 'ambiguous', JSON.stringify(r.error));
     assert.equal(h.effects().length, 1);
     assert.ok(await waitFor(() => h.cancellations().some((c) => c['what'] === 'create_issue'), 10_000), 'the deadline was forwarded as a cancellation');
@@ -79,7 +79,7 @@ describe('ambiguity without a reconcile tool in the manifest', () => {
       const args = { repo: 'acme/app', title: 'held', mode: 'hold' };
       const asked = await h.call('t-p', 'issues.create_issue', args, { idempotency_key: 'p-1' });
       await h.rt.approvals.approve(asked.error?.data['approval_id'] as string, 'test-operator', Date.now());
-      const r = await h.call('t-p', 'issues.create_issue', args, { idempotency_key: 'p-1', deadline: inSeconds(2) });
+      const r = await h.call('t-p', 'issues.create_issue', args, { idempotency_key: 'p-1', deadline: inSeconds(5) });
       assert.equal(r.status, 'ambiguous');
       const report = await h.rt.reconcile();
       const entry = report.entries.find((e) => e.task_id === 't-p');
