@@ -18,7 +18,7 @@ const layers = [
   ['protocol'],
   ['registry', 'policy', 'resources', 'redact'],
   ['store', 'artifacts', 'sandbox'],
-  ['tools', 'connectors', 'tasks'],
+  ['tools', 'connectors', 'tasks', 'upstream'],
   ['profiles', 'runtime'],
   ['telemetry', 'server', 'ui', 'cli'],
 ];

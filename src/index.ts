@@ -64,3 +64,6 @@ export { GrantFileError, PolicyLoadError } from './policy/index.js';
 
 // Where artifacts live: the state dir, or a folder the hosts of one database share (docs/scale.md)
 export type { ArtifactLocation } from './artifacts/index.js';
+
+// Gateway: upstream MCP servers behind Toolgate, each tool a governed registry entry (docs/gateway.md)
+export { Gateway, upstreamsSchema, toolManifestSchema, type UpstreamsConfig, type ToolManifest, type DriftRecord, type UpstreamStatus } from './upstream/index.js';

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { faultsOf, StartupError, ToolgateError } from '../protocol/index.js';
 import { isPlaceholder } from '../sandbox/index.js';
 import { httpConnectorSchema } from '../tools/index.js';
+import { upstreamsSchema } from '../upstream/index.js';
 
 export const CONFIG_FILE = 'toolgate.config.json';
 
@@ -61,6 +62,9 @@ export const configSchema = z.strictObject({
       http: httpConnectorSchema.optional().describe('http.request: which destinations take writes (effect class per method), secret headers from the environment, the reconcile query (docs/network.md)'),
     })
     .optional(),
+  upstreams: upstreamsSchema
+    .optional()
+    .describe('MCP servers Toolgate sits in front of (docs/gateway.md): a sandboxed command or a Streamable HTTP URL, and a connector manifest per tool'),
 });
 export type Config = z.infer<typeof configSchema>;
 

@@ -10,6 +10,11 @@ export interface RuntimeFlags {
   readonly 'store-url'?: string | undefined;
 }
 
+/** An upstream's data_dir is relative to the configuration file, like every other path in it. */
+function upstreamsRelativeTo(loaded: LoadedConfig, upstreams: NonNullable<LoadedConfig['config']['upstreams']>): NonNullable<LoadedConfig['config']['upstreams']> {
+  return Object.fromEntries(Object.entries(upstreams).map(([k, u]) => [k, 'data_dir' in u && u.data_dir !== undefined ? { ...u, data_dir: configPath(loaded, u.data_dir) ?? u.data_dir } : u]));
+}
+
 /** Runtime options from the configuration file, with the command-line flags taking precedence. */
 export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = loadConfig(values.config, values.workspace), env: NodeJS.ProcessEnv = process.env): RuntimeOptions {
   const c = loaded.config;
@@ -29,6 +34,7 @@ export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = load
     ...(c.limits?.inline_result_bytes !== undefined ? { inlineResultBytes: c.limits.inline_result_bytes } : {}),
     ...(c.receipts?.retention !== undefined ? { receiptRetention: c.receipts.retention } : {}),
     ...(c.connectors?.http ? { connectors: { http: c.connectors.http } } : {}),
+    ...(c.upstreams ? { upstreams: upstreamsRelativeTo(loaded, c.upstreams) } : {}),
     ...(c.sandbox ? { toolchains: { ...(c.sandbox.toolchains ? { extra: c.sandbox.toolchains } : {}), ...(c.sandbox.default_toolchains !== undefined ? { defaults: c.sandbox.default_toolchains } : {}) } } : {}),
   };
 }

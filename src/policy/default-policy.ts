@@ -47,6 +47,17 @@ permit (principal, action, resource is Toolgate::Host);
 permit (principal, action, resource)
 when { ${cedarSetOf(OPEN_WORLD_EFFECTS)}.contains(context.effect) };
 
+@id("default.connector-read")
+@reason("reads of resources an upstream connector names are allowed (its manifest says which arguments name them)")
+permit (principal, action, resource is Toolgate::Resource)
+when { context.effect == "read" };
+
+@id("default.manifest-approval")
+@approval("required")
+@reason("the connector manifest requires approval for this tool (or the upstream tool is unclassified)")
+permit (principal, action, resource)
+when { context has approval_required && context.approval_required };
+
 @id("default.forbid-secret-paths")
 @reason("secret paths are never read, written or run")
 forbid (principal, action, resource is Toolgate::Path)

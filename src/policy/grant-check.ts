@@ -106,6 +106,8 @@ function resourceLabel(r: Resource): string {
       return `${r.access} of ref ${r.ref}`;
     case 'program':
       return r.unresolved === null ? `program ${r.name}` : `a command that cannot be resolved (${r.unresolved})`;
+    case 'resource':
+      return `${r.access} of ${r.system} ${r.type} ${r.id}`;
   }
 }
 
@@ -174,6 +176,11 @@ export class CompiledGrant {
             dim = 'programs';
             ok = programCovered(m, r);
             break;
+          case 'resource':
+            // No grant dimension names connector resources yet: the grant's tools and effects
+            // decide, and Cedar sees the resource itself (docs/gateway.md).
+            dim = 'tools';
+            break;
         }
         if (!ok) faults.push({ id: `${prefix}.${dim}`, reason: `${resourceLabel(r)} is outside the grant` });
       }
@@ -196,6 +203,8 @@ export class CompiledGrant {
           break;
         case 'program':
           if (!programCovered(m, r)) return false;
+          break;
+        case 'resource':
           break;
       }
     }

@@ -5,6 +5,11 @@ export type Resource =
   | { readonly kind: 'path'; readonly path: string; readonly access: PathAccess }
   | { readonly kind: 'host'; readonly host: string; readonly port: number | null }
   | { readonly kind: 'ref'; readonly ref: string; readonly access: 'read' | 'write' }
+  /**
+   * A resource of an external system an upstream connector names (a repository, an account, a
+   * channel), normalized by its manifest (docs/gateway.md): Cedar sees `Toolgate::Resource`.
+   */
+  | { readonly kind: 'resource'; readonly system: string; readonly type: string; readonly id: string; readonly access: 'read' | 'write' }
   | ProgramResource;
 
 /**
@@ -60,6 +65,13 @@ export interface NormalizedAction {
   readonly resources: readonly Resource[];
   /** Digest of the canonical, validated arguments. */
   readonly args_digest: Digest;
+  /**
+   * Digest of what an upstream tool declared (description, schemas, annotations, manifest):
+   * an approval binds it, so it no longer applies once the upstream changes. Absent for built-ins.
+   */
+  readonly tool_digest?: string;
+  /** The tool's configuration requires approval of every call (an unclassified or manifested upstream tool). */
+  readonly approval_required?: true;
 }
 
 export type DecisionOutcome = 'allow' | 'deny' | 'ask';

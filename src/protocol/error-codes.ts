@@ -55,6 +55,8 @@ export const ERROR_CODES = [
   'destination_refused',
   // a network write (http.request POST/PUT/PATCH/DELETE) to a destination no configuration declares
   'connector_not_configured',
+  // an upstream MCP server (the gateway) could not be started or reached; nothing was sent to it
+  'upstream_unavailable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

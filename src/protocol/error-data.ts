@@ -357,6 +357,12 @@ export interface ErrorDataByCode {
    * @status denied
    */
   connector_not_configured: { readonly tool: string; readonly url: string; readonly host: string; readonly method: string; readonly reason: 'no_destination' | 'method_not_declared' };
+  /**
+   * An upstream MCP server behind the gateway (`upstreams` in toolgate.config.json) could not be started, connected or listed, or stopped before the call was sent to it; nothing was sent (docs/gateway.md). A call the upstream died after receiving is `ambiguous_effect` instead.
+   * @stage execute
+   * @status failed
+   */
+  upstream_unavailable: { readonly upstream: string; readonly tool: string | null; readonly reason: 'start_failed' | 'crashed' | 'closed' | 'tool_gone'; readonly restarts: number; readonly message: string };
 }
 
 /** Plain JSON data carried by an error whose code is not known statically (a receipt read back, a re-wrapped body). */

@@ -78,6 +78,10 @@ export interface Normalized<P = undefined> {
   readonly resources: readonly Resource[];
   /** A stronger class than the tool's default, when these arguments call for it (e.g. network). */
   readonly effect_class?: EffectClass;
+  /** Binds the action (and so its approval) to this digest of what the tool declared (upstream tools). */
+  readonly tool_digest?: string;
+  /** Every call of this tool needs an approval, whatever policy would otherwise allow (a connector manifest). */
+  readonly approval_required?: boolean;
   readonly prepared: P;
 }
 

@@ -3,7 +3,7 @@ import type { Digest, EffectClass, TaskId } from '../protocol/index.js';
 import { implementationDigestOf } from './implementation-digest.js';
 import type { ExecuteContext, Normalized, NormalizeContext, ReconcileContext, ReconcileVerdict, ToolOutcome } from './context.js';
 
-export type CapabilityDimension = 'fs.read' | 'fs.write' | 'process' | 'network' | 'git';
+export type CapabilityDimension = 'fs.read' | 'fs.write' | 'process' | 'network' | 'git' | 'connector';
 
 /**
  * How a retry of the same logical effect is treated:
@@ -67,6 +67,12 @@ export interface ToolSpec<A, R, P> {
    * of the module files in its folder (docs/registry.md). Without it, the text of the functions.
    */
   readonly module?: string | URL;
+  /**
+   * The request and response schemas as JSON Schema, when the tool has them as data (an upstream
+   * MCP tool's own inputSchema/outputSchema): the manifest and MCP listing show these instead of
+   * what `z.toJSONSchema(args)` would write.
+   */
+  readonly json_schemas?: { readonly request: Readonly<Record<string, unknown>>; readonly response: Readonly<Record<string, unknown>> };
   normalize(args: A, ctx: NormalizeContext): Normalized<P> | Promise<Normalized<P>>;
   execute(ctx: ExecuteContext<A, P>): Promise<ToolOutcome<R>>;
   reconcile?(ctx: ReconcileContext): Promise<ReconcileVerdict>;

@@ -1,5 +1,6 @@
 import { ToolgateError, type Digest } from '../protocol/index.js';
 import type { AnyTool } from './define.js';
+import { diffManifests } from './diff.js';
 import { buildManifest, compareVersions, entryOf, type Manifest, type ManifestEntry } from './manifest.js';
 
 export interface Resolved {
@@ -10,23 +11,43 @@ export interface Resolved {
 /**
  * Every tool version this runtime can run, retired ones included. Its revision is the digest
  * of all entries. Tasks resolve against the manifest they pinned at their first call.
+ *
+ * The set can change while the runtime runs: an upstream MCP server's tool whose description or
+ * schema changed replaces its entry (`replace`), which makes a new revision. Tasks pinned to the
+ * old revision keep resolving the entry they pinned, and reach the new implementation only while
+ * the change is compatible for them (`resolve`).
  */
 export class Registry {
   readonly #byKey = new Map<string, AnyTool>();
-  readonly #names = new Set<string>();
-  readonly manifest: Manifest;
+  #manifest: Manifest;
+  /** Whether a pinned entry may be served by the implementation that replaced it, per pair of digests. */
+  readonly #compatible = new Map<string, readonly string[]>();
 
   constructor(tools: readonly AnyTool[]) {
     for (const tool of tools) {
       if (this.#byKey.has(tool.key)) throw new TypeError(`tool ${tool.key} registered twice`);
       this.#byKey.set(tool.key, tool);
-      this.#names.add(tool.name);
     }
-    this.manifest = buildManifest(tools.map(entryOf));
+    this.#manifest = buildManifest(tools.map(entryOf));
+  }
+
+  get manifest(): Manifest {
+    return this.#manifest;
   }
 
   get revision(): Digest {
-    return this.manifest.revision;
+    return this.#manifest.revision;
+  }
+
+  /**
+   * Replaces the entries of these tools (same name@version) and adds new ones: a new revision.
+   * New tasks pin it; tasks pinned before keep their revision (see `resolve`).
+   */
+  replace(tools: readonly AnyTool[]): { readonly before: Manifest; readonly after: Manifest } {
+    const before = this.#manifest;
+    for (const tool of tools) this.#byKey.set(tool.key, tool);
+    this.#manifest = buildManifest([...this.#byKey.values()].map(entryOf));
+    return { before, after: this.#manifest };
   }
 
   tools(): AnyTool[] {
@@ -77,9 +98,26 @@ export class Registry {
     if (entry.deprecation.state === 'retired') throw unavailable('retired before this task pinned its registry');
     const tool = this.#byKey.get(`${entry.name}@${entry.version}`);
     if (!tool) throw unavailable('this runtime no longer has the implementation');
+    // Replaced since the task pinned it (an upstream tool that changed): served only while the
+    // change is compatible for a caller of the pinned entry.
+    if (tool.implementation_digest !== entry.implementation_digest) {
+      const breaking = this.#breakingChanges(entry, tool);
+      if (breaking.length > 0) throw unavailable(`changed incompatibly since this task pinned it (${breaking.join(', ')})`);
+    }
     // Retired since the task pinned it: usable until the migration window ends.
     const current = tool.deprecation;
     if (current.state === 'retired' && now >= Date.parse(current.migration_window_ends)) throw unavailable('retired and its migration window has ended');
     return { tool, entry };
+  }
+
+  #breakingChanges(pinned: ManifestEntry, tool: AnyTool): readonly string[] {
+    const key = `${pinned.implementation_digest}\u0000${tool.implementation_digest}`;
+    let found = this.#compatible.get(key);
+    if (found === undefined) {
+      const diff = diffManifests(buildManifest([pinned]), buildManifest([entryOf(tool)]));
+      found = [...new Set(diff.changes.filter((c) => c.severity === 'breaking').map((c) => c.kind))];
+      this.#compatible.set(key, found);
+    }
+    return found;
   }
 }

@@ -19,6 +19,7 @@ import { Resolver } from './stages/resolve.js';
 import { pipelineOf, runPipeline, type Pipeline } from './pipeline.js';
 import { listUnsettled, reconcileEffects, settleEffect, type ReconcileReport, type UnsettledEntry } from './reconcile.js';
 import { LRUCache } from 'lru-cache';
+import { Gateway, parseUpstreams, upstreamSecretValues, type UpstreamsConfig } from '../upstream/index.js';
 
 export type { CallOptions } from './call.js';
 
@@ -81,6 +82,11 @@ export interface RuntimeOptions {
   readonly connectors?: { readonly http?: HttpConnectorConfig };
   /** How network connectors resolve host names (docs/network.md). Default: getaddrinfo (`systemResolver`). */
   readonly resolver?: HostResolver;
+  /**
+   * Upstream MCP servers behind this runtime (`upstreams` of toolgate.config.json,
+   * docs/gateway.md): started and listed at open, each tool a registry entry, stopped at close.
+   */
+  readonly upstreams?: UpstreamsConfig;
 }
 
 function profileOf(name: string | undefined): Profile | null {
@@ -106,16 +112,22 @@ export class Runtime {
     const profile = profileOf(opts.profile);
     const workspace = Workspace.open(opts.workspace, opts.secretPatterns ? { secretPatterns: opts.secretPatterns } : {});
     let store: Store | undefined;
+    let gateway: Gateway | null = null;
     try {
       const stateDir = prepareStateDir(workspace, opts.stateDir);
       store = await (opts.store ?? sqliteStore())({ stateDir });
       const http = { ...(opts.connectors?.http ? { config: opts.connectors.http } : {}), ...(opts.resolver ? { resolver: opts.resolver } : {}) };
-      const registry = new Registry(
-        opts.tools ??
-          builtinTools({ ...(opts.toolchains ? { toolchains: opts.toolchains } : {}), ...(opts.sessionIdleMs !== undefined ? { sessionIdleMs: opts.sessionIdleMs } : {}), http }),
-      );
+      const upstreams = parseUpstreams(opts.upstreams);
+      if (Object.keys(upstreams).length > 0) gateway = await Gateway.open({ upstreams, hide: [workspace.root, stateDir], stateDir, workspace: { root: workspace.root, classify: (p) => workspace.classifier.classify(p) } });
+      const registry = new Registry([
+        ...(opts.tools ??
+          builtinTools({ ...(opts.toolchains ? { toolchains: opts.toolchains } : {}), ...(opts.sessionIdleMs !== undefined ? { sessionIdleMs: opts.sessionIdleMs } : {}), http })),
+        ...(gateway?.tools() ?? []),
+      ]);
+      // A changed upstream listing from now on is a new revision of this registry.
+      gateway?.attach(registry);
       // What a connector injects at the boundary is redacted from everything recorded, like `secrets`.
-      const secrets = [...(opts.secrets ?? []), ...(opts.tools ? [] : httpConnectorSecrets(http))];
+      const secrets = [...(opts.secrets ?? []), ...(opts.tools ? [] : httpConnectorSecrets(http)), ...upstreamSecretValues(upstreams, process.env)];
       const policy = new PolicyEngine({
         manifest: registry.manifest,
         stores: store,
@@ -149,8 +161,9 @@ export class Runtime {
         secrets,
       };
       const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls() };
-      return new Runtime({ services, config, state }, profile);
+      return new Runtime({ services, config, state }, profile, gateway);
     } catch (e) {
+      await gateway?.close();
       await store?.close().catch(() => {});
       workspace.close();
       throw e;
@@ -160,8 +173,12 @@ export class Runtime {
   /** The compatibility profile this runtime was opened with, bound to it; null without one. */
   readonly profile: ProfileRunner | null;
 
-  private constructor(parts: RuntimeParts, profile: Profile | null) {
+  /** The upstream MCP servers behind this runtime; null without `upstreams`. */
+  readonly gateway: Gateway | null;
+
+  private constructor(parts: RuntimeParts, profile: Profile | null, gateway: Gateway | null) {
     this.#parts = parts;
+    this.gateway = gateway;
     this.profile = profile === null ? null : new ProfileRunner(profile, { call: (env, o) => this.call(env, o), root: parts.services.workspace.root });
     const { services, config } = parts;
     this.#reconcile = { workspace: services.workspace, registry: services.registry, store: services.store, artifacts: services.artifacts, secrets: config.secrets };
@@ -270,7 +287,7 @@ export class Runtime {
     if (this.#closed) return;
     this.#closed = true;
     // Tools end what they hold (shell sessions) first: a call waiting on a session's command returns then.
-    const disposed = Promise.allSettled(this.#parts.services.registry.tools().map((t) => t.dispose?.()));
+    const disposed = Promise.allSettled([...this.#parts.services.registry.tools().map((t) => t.dispose?.()), this.gateway?.close()]);
     await Promise.allSettled([...this.#inflight, this.#sweep, disposed, ...this.#teardowns]);
     try {
       await this.#parts.services.store.close();

@@ -46,6 +46,7 @@ export function statusOf(code: ErrorCode): CallStatus {
     case 'store_unavailable':
     case 'no_change':
     case 'overlapping_edits':
+    case 'upstream_unavailable':
       return 'failed';
   }
 }

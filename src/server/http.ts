@@ -78,6 +78,13 @@ function limitError(status: number, e: ToolgateError): Response {
 
 export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise<HttpServing> {
   const listing = new ToolListing(rt.registry.current().map(entryOf));
+  // A new session is a new task, which pins the registry's revision now: after an upstream's
+  // tools changed (docs/gateway.md) it is listed what it will call. A session keeps its listing.
+  let latest = { revision: rt.registry.revision, listing };
+  const currentListing = (): ToolListing => {
+    if (latest.revision !== rt.registry.revision) latest = { revision: rt.registry.revision, listing: new ToolListing(rt.registry.current().map(entryOf)) };
+    return latest.listing;
+  };
   const host = opts.host ?? '127.0.0.1';
   const path = opts.path ?? '/mcp';
   const allowedHosts = [...(opts.allowedHosts ?? localhostAllowedHostnames())];
@@ -111,7 +118,7 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
     try {
       // One session is one task; a reconnect is a new session and so a new task.
       const taskId = newTaskId();
-      const server = createMcpServer(rt, listing, { taskId }, opts);
+      const server = createMcpServer(rt, currentListing(), { taskId }, opts);
       // The session is the task: its end (DELETE, idle expiry, shutdown) ends what tools hold for it (shell sessions).
       server.onclose = () => void rt.endTask(taskId);
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({

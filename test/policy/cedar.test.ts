@@ -51,7 +51,7 @@ describe('Cedar schema from the registry', () => {
     assert.deepEqual(applies('net.fetch'), ['Host', 'Tool']);
     assert.deepEqual(applies('git.push'), ['Ref', 'Tool']);
     assert.deepEqual(applies('task.note'), ['Tool']);
-    assert.deepEqual(Object.keys(ns.entityTypes).sort(), ['Host', 'Path', 'Program', 'Ref', 'Task', 'Tool']);
+    assert.deepEqual(Object.keys(ns.entityTypes).sort(), ['Host', 'Path', 'Program', 'Ref', 'Resource', 'Task', 'Tool']);
   });
 });
 

@@ -32,7 +32,7 @@ export interface CedarRequest {
   readonly action: string;
   readonly principal: { readonly id: string; readonly attrs: Readonly<Record<string, string>> };
   readonly resource: { readonly type: ResourceType; readonly id: string; readonly attrs: Readonly<Record<string, string | number | boolean | string[]>> };
-  readonly context: { readonly effect: string; readonly args_digest: string; readonly tool_version: string; readonly time: number };
+  readonly context: { readonly effect: string; readonly args_digest: string; readonly tool_version: string; readonly time: number; readonly approval_required?: boolean };
 }
 
 export interface CedarVerdict {

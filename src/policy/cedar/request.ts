@@ -28,6 +28,8 @@ function resourceOf(r: Resource, classifier: PathClassifier): CedarRequest['reso
           unresolved: r.unresolved ?? '',
         },
       };
+    case 'resource':
+      return { type: 'Resource', id: `${r.system}:${r.type}:${r.id}`, attrs: { system: r.system, type: r.type, id: r.id, access: r.access } };
   }
 }
 
@@ -37,7 +39,13 @@ function resourceOf(r: Resource, classifier: PathClassifier): CedarRequest['reso
  */
 export function cedarRequestsOf(action: NormalizedAction, subject: GrantSubject, attempt: string, now: number, classifier: PathClassifier, withPrograms = true): CedarRequest[] {
   const principal = { id: subject.task_id, attrs: { tenant: subject.tenant, principal: subject.principal, attempt } };
-  const context = { effect: action.effect_class, args_digest: action.args_digest, tool_version: action.tool_version, time: now };
+  const context = {
+    effect: action.effect_class,
+    args_digest: action.args_digest,
+    tool_version: action.tool_version,
+    time: now,
+    ...(action.approval_required ? { approval_required: true } : {}),
+  };
   // Programs go to Cedar only when some policy has rules for them (CedarPolicySet.restrictsPrograms).
   const named = withPrograms ? action.resources : action.resources.filter((r) => r.kind !== 'program');
   const resources: CedarRequest['resource'][] = named.length

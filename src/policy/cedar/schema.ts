@@ -4,7 +4,7 @@ import type { CapabilityDimension, Manifest } from '../../registry/index.js';
 export const CEDAR_NAMESPACE = 'Toolgate';
 
 /** Cedar entity types, one per kind of normalized resource, plus the tool itself for calls that name none. */
-export const RESOURCE_TYPES = ['Path', 'Host', 'Ref', 'Program', 'Tool'] as const;
+export const RESOURCE_TYPES = ['Path', 'Host', 'Ref', 'Program', 'Tool', 'Resource'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 /** A process runs in the workspace (Path) and runs programs (Program: what a shell line names). */
@@ -14,6 +14,7 @@ const RESOURCES_OF_CAPABILITY: Readonly<Record<CapabilityDimension, readonly Res
   process: ['Path', 'Program'],
   network: ['Host'],
   git: ['Ref'],
+  connector: ['Resource'],
 };
 
 const str = { type: 'String' } as const;
@@ -29,6 +30,8 @@ const CONTEXT = {
     args_digest: str,
     tool_version: str,
     time: long,
+    // Set by a connector manifest (or an unclassified upstream tool) that requires approval.
+    approval_required: { type: 'Boolean', required: false },
   },
 } as const;
 
@@ -79,6 +82,7 @@ export function cedarSchemaOf(manifest: Manifest): SchemaJson<string> {
           }),
         },
         Tool: { shape: record({ name: str }) },
+        Resource: { shape: record({ system: str, type: str, id: str, access: str }) },
       },
       actions,
     },

@@ -27,6 +27,9 @@ export async function normalizeStage(s: NormalizeServices, call: Call, tool: Any
     effect_class: n.effect_class ?? tool.effect_class,
     resources: n.resources,
     args_digest: valid.digest,
+    // Only when a tool sets them, so the digest of every other action is unchanged.
+    ...(n.tool_digest !== undefined ? { tool_digest: n.tool_digest } : {}),
+    ...(n.approval_required ? { approval_required: true as const } : {}),
   };
   call.draft.normalized_action = action;
   return { action, prepared: n.prepared };

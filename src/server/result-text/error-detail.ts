@@ -109,6 +109,7 @@ export function errorDetailLines(error: ErrorBody, tool: string): string[] {
     case 'repeated_denial':
     case 'destination_refused':
     case 'connector_not_configured':
+    case 'upstream_unavailable':
     case 'deadline_expired':
     case 'budget_exhausted':
     case 'idempotency_conflict':
