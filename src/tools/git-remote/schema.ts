@@ -1,10 +1,13 @@
 import { z } from 'zod';
 
+/** No C0 control character or DEL: nothing that could end a line or a field on the way to git. */
+const printable = (s: string) => ![...s].some((c) => (c.codePointAt(0) ?? 0) < 0x20 || c === '\u007f');
+
 const remoteArg = z
   .string()
   .min(1)
   .max(2048)
-  .regex(/^[^\0-\x1f\x7f]*$/, 'no control characters')
+  .refine(printable, 'no control characters')
   .describe('A remote named in connectors.git (e.g. "origin"), or an http(s):// or git:// URL whose host is in the grant');
 
 const refArg = z.string().min(1).max(1024).describe('Branch name ("main" means refs/heads/main) or a full ref (refs/heads/…, refs/tags/…); must be in the grant\'s refs');
@@ -16,7 +19,7 @@ export const gitPushArgs = z.strictObject({
     .string()
     .min(1)
     .max(1024)
-    .regex(/^[^\0-\x1f\x7f]*$/, 'no control characters')
+    .refine(printable, 'no control characters')
     .default('HEAD')
     .describe('The commit to push, as the workspace repository names it (resolved to a full commit id before anything is sent)'),
   force: z.boolean().default(false).describe('Replace a remote ref that is not an ancestor of the commit: only where connectors.git allows it, and then the delete effect class'),
