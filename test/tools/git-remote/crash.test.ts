@@ -68,6 +68,7 @@ describe('git.push across a crash', () => {
         const again = await rt.call(env);
         assert.equal(again.replay, true);
         assert.equal(server.packsDelivered, delivered + 1, 'one push delivered in all');
+        assert.equal(server.refMoves(name, 'refs/heads/main'), 1, 'one effect in all');
       } finally {
         await rt.close();
         dirs.cleanup();

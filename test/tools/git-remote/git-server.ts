@@ -53,6 +53,8 @@ export class GitDaemonServer {
     const dir = join(this.root, `${name}.git`);
     execFileSync('git', ['init', '-q', '--bare', '-b', 'main', dir]);
     execFileSync('git', ['-C', dir, 'config', 'receive.denyNonFastForwards', 'true']);
+    // Every move of every ref in the reflog: the effect count a test asserts (one push, one entry).
+    execFileSync('git', ['-C', dir, 'config', 'core.logAllRefUpdates', 'always']);
     return dir;
   }
 
@@ -62,6 +64,16 @@ export class GitDaemonServer {
       return execFileSync('git', ['-C', join(this.root, `${name}.git`), 'rev-parse', '--verify', '--quiet', ref], { encoding: 'utf8' }).trim() || null;
     } catch {
       return null;
+    }
+  }
+
+  /** How many times the ref moved (its reflog), 0 when it never existed. */
+  refMoves(name: string, ref: string): number {
+    try {
+      const out = execFileSync('git', ['-C', join(this.root, `${name}.git`), 'reflog', 'show', '--format=%H', ref, '--'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      return out.split('\n').filter(Boolean).length;
+    } catch {
+      return 0;
     }
   }
 

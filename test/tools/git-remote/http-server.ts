@@ -18,6 +18,8 @@ export interface SeenRequest {
 
 export class GitHttpServer {
   readonly requests: SeenRequest[] = [];
+  /** A push runs to its end at the backend (the ref moves), then the connection is cut before any byte of the answer. */
+  dropPushAnswer = false;
   readonly root: string;
   readonly #server: http.Server;
 
@@ -47,6 +49,18 @@ export class GitHttpServer {
     const dir = join(this.root, `${name}.git`);
     execFileSync('git', ['init', '-q', '--bare', '-b', 'main', dir]);
     execFileSync('git', ['-C', dir, 'config', 'http.receivepack', 'true']);
+    // Every move of every ref in the reflog: the effect count a test asserts (one push, one entry).
+    execFileSync('git', ['-C', dir, 'config', 'core.logAllRefUpdates', 'always']);
+  }
+
+  /** How many times the ref moved (its reflog), 0 when it never existed. */
+  refMoves(name: string, ref: string): number {
+    try {
+      const out = execFileSync('git', ['-C', join(this.root, `${name}.git`), 'reflog', 'show', '--format=%H', ref, '--'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      return out.split('\n').filter(Boolean).length;
+    } catch {
+      return 0;
+    }
   }
 
   refOf(name: string, ref: string): string | null {
@@ -82,6 +96,11 @@ export class GitHttpServer {
     req.pipe(cgi.stdin);
     let head = Buffer.alloc(0);
     let started = false;
+    if (this.dropPushAnswer && req.method === 'POST' && u.pathname.endsWith('/git-receive-pack')) {
+      cgi.stdout.resume();
+      cgi.once('exit', () => req.socket.destroy());
+      return;
+    }
     cgi.stdout.on('data', (chunk: Buffer) => {
       if (started) return void res.write(chunk);
       head = Buffer.concat([head, chunk]);

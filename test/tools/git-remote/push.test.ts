@@ -64,6 +64,7 @@ describe('git.push over git://', () => {
     assert.equal(replay.replay, true);
     assert.equal(server.packsDelivered, packs, 'a replay pushes nothing');
     assert.equal(server.refOf(r.name, 'refs/heads/main'), h.commits.c3);
+    assert.equal(server.refMoves(r.name, 'refs/heads/main'), 2, 'created, then fast-forwarded');
   });
 
   it('a remote named in connectors.git is reached by its name; an unknown name is connector_not_configured', async () => {
@@ -143,6 +144,7 @@ describe('git.push over git://', () => {
     assert.equal(replay.status, 'succeeded');
     assert.equal(replay.replay, true);
     assert.equal(server.packsDelivered, packs + 1, 'exactly one push reached the remote');
+    assert.equal(server.refMoves(r.name, 'refs/heads/main'), 1, 'the ref moved once: one effect');
   });
 
   it('the connection dropped and the pack never arrived: reconcile finds the old value (released) and the retry pushes exactly once', async () => {
@@ -162,6 +164,7 @@ describe('git.push over git://', () => {
     assert.equal(x.status, 'succeeded', JSON.stringify(x.error));
     assert.equal(server.refOf(r.name, 'refs/heads/main'), h.commits.c3);
     assert.equal(server.packsDelivered, packs + 1, 'one push delivered: the retry');
+    assert.equal(server.refMoves(r.name, 'refs/heads/main'), 1, 'one effect');
   });
 
   it('someone else moved the ref after the lost answer: reconcile does not settle it, and the retry still does not push', async () => {
@@ -185,6 +188,7 @@ describe('git.push over git://', () => {
     assert.equal(retry.error?.code, 'reconciliation_required');
     assert.equal(server.packsDelivered, packs, 'nothing pushed again');
     assert.equal(server.refOf(r.name, 'refs/heads/main'), h.commits.c3);
+    assert.equal(server.refMoves(r.name, 'refs/heads/main'), 2, 'ours, then the other writer: nothing of ours again');
   });
 
   it('a deadline that passes while the daemon holds its answer: ambiguous, git is gone, reconcile completes: one push', async () => {
@@ -205,5 +209,6 @@ describe('git.push over git://', () => {
     assert.equal(report.entries.find((e) => e.effect_key === 'k:hold-1')?.settled, 'completed', JSON.stringify(report));
     assert.equal((await h.rt.call(env)).replay, true);
     assert.equal(server.packsDelivered, packs + 1);
+    assert.equal(server.refMoves(r.name, 'refs/heads/main'), 1, 'one effect');
   });
 });
