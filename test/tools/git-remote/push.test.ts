@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { envelope } from '../../support/fixtures.js';
 import { GitDaemonServer } from './git-server.js';
-import { DAEMON_ADDRESS, git, gitRuntime, orphanedGitProcesses, type GitRuntime } from './harness.js';
+import { DAEMON_ADDRESS, git, grant, gitRuntime, orphanedGitProcesses, type GitRuntime } from './harness.js';
 
 describe('git.push over git://', () => {
   let server: GitDaemonServer;
@@ -121,6 +121,30 @@ describe('git.push over git://', () => {
     assert.equal((forced.error?.data as { reason: string }).reason, 'force_not_allowed');
     assert.equal(server.packsReceived, packs);
     assert.equal(server.refOf(r.name, 'refs/heads/main'), h.commits.c3);
+  });
+
+  it('force where the remote allows it is the delete class: refused by a grant without delete, a forced swap from the value read with one', async () => {
+    const r = repo();
+    assert.equal((await h.rt.call(envelope('git.push', { remote: r.url, ref: 'main' }))).status, 'succeeded');
+    // Force is a per-remote setting: the server's own receive.denyNonFastForwards is off for this test.
+    git(server.root, '-C', `${r.name}.git`, 'config', 'receive.denyNonFastForwards', 'false');
+    const config = { remotes: [{ url: `git://${DAEMON_ADDRESS}:${server.port}/**`, allow_force: true }] };
+    const plain = await gitRuntime({ config });
+    const withDelete = await gitRuntime({ config, grant: { ...grant(), effects: ['read', 'network', 'publish', 'delete'] } });
+    try {
+      const denied = await plain.rt.call(envelope('git.push', { remote: r.url, ref: 'main', revision: plain.commits.c1, force: true }));
+      assert.equal(denied.error?.code, 'policy_denied');
+      assert.equal(denied.normalized_action?.effect_class, 'delete');
+      assert.equal(server.refOf(r.name, 'refs/heads/main'), h.commits.c3);
+      const forced = await withDelete.rt.call(envelope('git.push', { remote: r.url, ref: 'main', revision: withDelete.commits.c1, force: true }));
+      assert.equal(forced.status, 'succeeded', JSON.stringify(forced.error));
+      assert.equal((forced.result as { answer: { flag: string } }).answer.flag, '+');
+      assert.equal((forced.result as { old: string }).old, h.commits.c3);
+      assert.equal(server.refOf(r.name, 'refs/heads/main'), withDelete.commits.c1);
+    } finally {
+      await plain.done();
+      await withDelete.done();
+    }
   });
 
   it('the connection dropped after the daemon took the pack: ambiguous; the retry is not pushed; reconcile finds our commit: one push in all', async () => {
