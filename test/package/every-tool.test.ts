@@ -88,7 +88,7 @@ describe(`every built-in tool, one call through the built CLI (Node ${process.ve
       execFileSync('git', ['init', '-q', '--bare', join(srv, 'r.git')]);
       execFileSync('git', ['-c', 'user.email=dev@toolgate.invalid', '-c', 'user.name=Toolgate dev', 'commit', '-q', '--allow-empty', '-m', 'every tool'], { cwd: d.workspace });
       const daemonScript = `const net = require('node:net'); const { spawn } = require('node:child_process');
-        const s = net.createServer((c) => { const g = spawn('/usr/lib/git-core/git-daemon', ['--inetd', '--export-all', '--enable=receive-pack', '--base-path=' + process.argv[1]], { stdio: ['pipe', 'pipe', 'ignore'] });
+        const s = net.createServer((c) => { const g = spawn('git', ['daemon', '--inetd', '--export-all', '--enable=receive-pack', '--base-path=' + process.argv[1]], { stdio: ['pipe', 'pipe', 'ignore'] });
           c.pipe(g.stdin); g.stdout.pipe(c); c.on('error', () => {}); g.stdin.on('error', () => {}); });
         s.listen(0, '127.0.0.2', () => console.log(s.address().port));`;
       const daemon = spawn(process.execPath, ['-e', daemonScript, srv], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 
 export type Behaviour = 'pass' | 'drop_after_pack' | 'swallow_pack' | 'hold';
 
-const DAEMON = '/usr/lib/git-core/git-daemon';
+// Where git keeps its helper programs (Debian: /usr/lib/git-core); git-daemon ships with git there.
+const DAEMON = join(execFileSync('git', ['--exec-path'], { encoding: 'utf8' }).trim(), 'git-daemon');
 const PACK = Buffer.from('PACK');
 
 export class GitDaemonServer {
