@@ -1,11 +1,28 @@
 // git.push through a real git daemon on 127.0.0.2: the push lands once, refs outside the grant
 // and odd refs send nothing, and each way a push can lose its answer ends ambiguous and is
 // settled by ls-remote, with exactly one effect at the remote.
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { envelope } from '../../support/fixtures.js';
+import { waitFor } from '../../support/processes.js';
 import { GitDaemonServer } from './git-server.js';
 import { DAEMON_ADDRESS, git, grant, gitRuntime, orphanedGitProcesses, type GitRuntime } from './harness.js';
+
+/** Pids of `git push` processes whose argv names `url` (the dial URL is unique per test repository). */
+function pushProcesses(url: string): number[] {
+  const out: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const argv = readFileSync(`/proc/${e}/cmdline`, 'utf8').split('\0');
+      if (argv[0] === 'git' && argv.includes('push') && argv.includes(url)) out.push(Number(e));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
 
 describe('git.push over git://', () => {
   let server: GitDaemonServer;
@@ -213,6 +230,33 @@ describe('git.push over git://', () => {
     assert.equal(server.packsDelivered, packs, 'nothing pushed again');
     assert.equal(server.refOf(r.name, 'refs/heads/main'), h.commits.c3);
     assert.equal(server.refMoves(r.name, 'refs/heads/main'), 2, 'ours, then the other writer: nothing of ours again');
+  });
+
+  it('git killed while the daemon holds its answer: ambiguous; reconcile finds our commit: one effect', async () => {
+    const r = repo();
+    server.behaviour = 'hold';
+    const env = envelope('git.push', { remote: r.url, ref: 'main' }, { idempotency_key: 'killed-1' });
+    let killed = 0;
+    try {
+      const call = h.rt.call(env);
+      assert.ok(await waitFor(() => server.refOf(r.name, 'refs/heads/main') === h.commits.c3, 30_000), 'the daemon took the push');
+      assert.ok(await waitFor(() => pushProcesses(r.url).length > 0, 10_000), 'git push is running');
+      for (const pid of pushProcesses(r.url)) {
+        process.kill(pid, 'SIGKILL');
+        killed++;
+      }
+      const x = await call;
+      assert.equal(x.status, 'ambiguous', JSON.stringify(x.error));
+      assert.match(x.error?.message ?? '', /SIGKILL|signaled/);
+    } finally {
+      server.behaviour = 'pass';
+      server.release();
+    }
+    assert.equal(killed, 1);
+    const report = await h.rt.reconcile();
+    assert.equal(report.entries.find((e) => e.effect_key === 'k:killed-1')?.settled, 'completed', JSON.stringify(report));
+    assert.equal((await h.rt.call(env)).replay, true);
+    assert.equal(server.refMoves(r.name, 'refs/heads/main'), 1, 'one effect');
   });
 
   it('a deadline that passes while the daemon holds its answer: ambiguous, git is gone, reconcile completes: one push', async () => {
