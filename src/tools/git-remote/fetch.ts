@@ -3,6 +3,7 @@ import { asOutcome, defineTool, failedOutcome, type ToolDefinition, type ToolOut
 import { systemResolver } from '../../resources/index.js';
 import { configureRemotes, type ConfiguredRemote } from './config.js';
 import type { GitRemoteOptions } from './push.js';
+import { withOwnDigest } from './own-digest.js';
 import { normalizeRef } from './refname.js';
 import { gitFetchArgs, gitFetchResult, type GitFetchArgs, type GitFetchResult } from './schema.js';
 import { authorizeRemote, evidenceOf, type RemoteTarget } from './target.js';
@@ -27,7 +28,7 @@ export function trackingRefOf(name: string, ref: string): string {
  */
 export function createGitFetch(o: GitRemoteOptions = {}, remotes: readonly ConfiguredRemote[] = configureRemotes(o.config, o.env ?? process.env)): ToolDefinition<GitFetchArgs, GitFetchResult, Prepared> {
   const resolver = o.resolver ?? systemResolver();
-  return defineTool<GitFetchArgs, GitFetchResult, Prepared>({
+  return withOwnDigest(defineTool<GitFetchArgs, GitFetchResult, Prepared>({
     name: 'git.fetch',
     module: import.meta.url,
     version: '1.0.0',
@@ -86,5 +87,5 @@ export function createGitFetch(o: GitRemoteOptions = {}, remotes: readonly Confi
         const destination = evidenceOf(c);
         return { status: 'succeeded', result: { remote: args.remote, url: d.url, refs, destination }, evidence: { destination, refs } };
       }),
-  });
+  }));
 }

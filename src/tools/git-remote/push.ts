@@ -4,6 +4,7 @@ import { systemResolver, type HostResolver } from '../../resources/index.js';
 import { configureRemotes, pushEffectClass, type ConfiguredRemote, type GitConnectorConfig } from './config.js';
 import { pushAnswers } from './porcelain.js';
 import { reconcileGitPush, type PushIntent } from './reconcile.js';
+import { withOwnDigest } from './own-digest.js';
 import { normalizeRef } from './refname.js';
 import { gitPushArgs, gitPushResult, type GitPushArgs, type GitPushResult } from './schema.js';
 import { authorizeRemote, evidenceOf, type RemoteTarget } from './target.js';
@@ -41,7 +42,7 @@ function msLeft(deadline: number): number {
  */
 export function createGitPush(o: GitRemoteOptions = {}, remotes: readonly ConfiguredRemote[] = configureRemotes(o.config, o.env ?? process.env)): ToolDefinition<GitPushArgs, GitPushResult, Prepared> {
   const resolver = o.resolver ?? systemResolver();
-  return defineTool<GitPushArgs, GitPushResult, Prepared>({
+  return withOwnDigest(defineTool<GitPushArgs, GitPushResult, Prepared>({
     name: 'git.push',
     module: import.meta.url,
     version: '1.0.0',
@@ -155,5 +156,5 @@ export function createGitPush(o: GitRemoteOptions = {}, remotes: readonly Config
             return { ...failed('rejected', `${d.url} did not take ${ref}: ${answer.summary}`, run.exit_code, answer.summary), evidence };
         }
       }),
-  });
+  }));
 }
