@@ -52,10 +52,28 @@ describe('git.push destinations', () => {
   let decoyWeb: Awaited<ReturnType<typeof listenOn>>;
 
   before(async () => {
-    daemon = await GitDaemonServer.start(DAEMON_ADDRESS);
-    web = await GitHttpServer.start(HTTP_ADDRESS);
-    decoyDaemon = await listenOn(REBIND_ADDRESS, daemon.port);
-    decoyWeb = await listenOn(REBIND_ADDRESS, web.port);
+    // The decoy needs the server's port on another address; another test may hold that port
+    // there: a new pair then, at most 5 tries.
+    for (let i = 0; ; i++) {
+      daemon = await GitDaemonServer.start(DAEMON_ADDRESS);
+      try {
+        decoyDaemon = await listenOn(REBIND_ADDRESS, daemon.port);
+        break;
+      } catch (e) {
+        await daemon.close();
+        if (i === 4) throw e;
+      }
+    }
+    for (let i = 0; ; i++) {
+      web = await GitHttpServer.start(HTTP_ADDRESS);
+      try {
+        decoyWeb = await listenOn(REBIND_ADDRESS, web.port);
+        break;
+      } catch (e) {
+        await web.close();
+        if (i === 4) throw e;
+      }
+    }
     dns = await TestDnsServer.start((q) => {
       if (q.name === 'rebind.test') return q.type === 'A' ? [q.nth === 0 ? DAEMON_ADDRESS : REBIND_ADDRESS] : [];
       if (q.name === 'git.test') return q.type === 'A' ? [q.nth === 0 ? HTTP_ADDRESS : REBIND_ADDRESS] : [];
