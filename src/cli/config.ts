@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { faultsOf, StartupError, ToolgateError } from '../protocol/index.js';
 import { isPlaceholder } from '../sandbox/index.js';
-import { httpConnectorSchema } from '../tools/index.js';
+import { gitConnectorSchema, httpConnectorSchema } from '../tools/index.js';
 import { upstreamsSchema } from '../upstream/index.js';
 
 export const CONFIG_FILE = 'toolgate.config.json';
@@ -60,6 +60,7 @@ export const configSchema = z.strictObject({
   connectors: z
     .strictObject({
       http: httpConnectorSchema.optional().describe('http.request: which destinations take writes (effect class per method), secret headers from the environment, the reconcile query (docs/network.md)'),
+      git: gitConnectorSchema.optional().describe('git.push / git.fetch: remotes by name, the effect class of a push, whether force may be asked for, the credential header from the environment (docs/network.md)'),
     })
     .optional(),
   upstreams: upstreamsSchema

@@ -33,7 +33,7 @@ export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = load
     ...(c.limits?.abort_grace_ms !== undefined ? { abortGraceMs: c.limits.abort_grace_ms } : {}),
     ...(c.limits?.inline_result_bytes !== undefined ? { inlineResultBytes: c.limits.inline_result_bytes } : {}),
     ...(c.receipts?.retention !== undefined ? { receiptRetention: c.receipts.retention } : {}),
-    ...(c.connectors?.http ? { connectors: { http: c.connectors.http } } : {}),
+    ...(c.connectors?.http || c.connectors?.git ? { connectors: { ...(c.connectors.http ? { http: c.connectors.http } : {}), ...(c.connectors.git ? { git: c.connectors.git } : {}) } } : {}),
     ...(c.upstreams ? { upstreams: upstreamsRelativeTo(loaded, c.upstreams) } : {}),
     ...(c.sandbox ? { toolchains: { ...(c.sandbox.toolchains ? { extra: c.sandbox.toolchains } : {}), ...(c.sandbox.default_toolchains !== undefined ? { defaults: c.sandbox.default_toolchains } : {}) } } : {}),
   };

@@ -80,6 +80,25 @@ export interface ErrorDataByCode {
     | { readonly receipt_id: string; readonly tool?: string; readonly status?: string }
     | { readonly task_id: string; readonly effect_key: string; readonly state: string }
     | { readonly state_dir: string; readonly workspace: string }
+    | {
+        readonly kind: 'ref';
+        readonly ref: string;
+        readonly reason:
+          | 'empty'
+          | 'not_ascii'
+          | 'control_character'
+          | 'forbidden_character'
+          | 'wildcard'
+          | 'double_dot'
+          | 'at_brace'
+          | 'bad_component'
+          | 'bad_slash'
+          | 'trailing_dot'
+          | 'symbolic'
+          | 'too_short'
+          | 'too_long';
+      }
+    | { readonly kind: 'revision'; readonly revision: string; readonly reason: 'not_a_commit' | 'no_repository' }
     | { readonly option: 'grant' | 'policy'; readonly file: string; readonly workspace: string; readonly reason: 'inside_workspace' }
     | { readonly option: 'sandbox.toolchains'; readonly path: string; readonly credential: string | null; readonly reason: 'exposes_credentials' | 'not_absolute' };
   /**
@@ -206,6 +225,14 @@ export interface ErrorDataByCode {
     | { readonly reason: string; readonly notes: readonly string[] }
     | { readonly settled: string; readonly by: string; readonly reason?: string; readonly previous_receipt_id: string | null; readonly sent_at: string }
     | { readonly reason: 'connect_failed' | 'no_answer'; readonly url: string; readonly address: string; readonly errno: string | null }
+    | {
+        readonly reason: 'remote_unreachable' | 'not_fast_forward' | 'remote_ahead' | 'rejected' | 'fetch_failed';
+        readonly url: string;
+        readonly address: string;
+        readonly ref: string | null;
+        readonly exit_code: number | null;
+        readonly answer?: string;
+      }
     | NoData;
   /**
    * The sandbox cannot start and weaker isolation is not allowed.
@@ -352,11 +379,11 @@ export interface ErrorDataByCode {
     readonly reason: 'invalid_url' | 'scheme' | 'userinfo' | 'zone_id' | 'host_not_granted' | 'metadata_name' | 'unresolved' | 'address_class';
   };
   /**
-   * A write through a connector (http.request POST, PUT, PATCH or DELETE) to a destination whose configuration (`connectors.http.destinations` in toolgate.config.json) does not declare that method's effect class; nothing is sent (docs/network.md#httprequest).
+   * A write through a connector (http.request POST, PUT, PATCH or DELETE) to a destination whose configuration (`connectors.http.destinations` in toolgate.config.json) does not declare that method's effect class; nothing is sent (docs/network.md#httprequest); or a git.push/git.fetch naming a remote `connectors.git.remotes` does not name (`unknown_remote`), or asking for a force push the remote's entry does not allow (`force_not_allowed`, docs/network.md#gitpush--gitfetch).
    * @stage normalize
    * @status denied
    */
-  connector_not_configured: { readonly tool: string; readonly url: string; readonly host: string; readonly method: string; readonly reason: 'no_destination' | 'method_not_declared' };
+  connector_not_configured: { readonly tool: string; readonly url: string; readonly host: string; readonly method: string; readonly reason: 'no_destination' | 'method_not_declared' | 'unknown_remote' | 'force_not_allowed' };
   /**
    * An upstream MCP server behind the gateway (`upstreams` in toolgate.config.json) could not be started, connected or listed, or stopped before the call was sent to it; nothing was sent (docs/gateway.md). A call the upstream died after receiving is `ambiguous_effect` instead.
    * @stage execute

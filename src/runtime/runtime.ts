@@ -6,7 +6,7 @@ import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
 import { guarded, sqliteStore, type EffectRecord, type Store, type StoreFactory } from '../store/index.js';
 import { openArtifacts, sweepArtifactParts, type ArtifactLocation, type ArtifactStore } from '../artifacts/index.js';
-import { builtinTools, httpConnectorSecrets, type HttpConnectorConfig } from '../tools/index.js';
+import { builtinTools, gitConnectorSecrets, httpConnectorSecrets, type GitConnectorConfig, type HttpConnectorConfig } from '../tools/index.js';
 import type { HostResolver } from '../resources/index.js';
 import type { ToolchainConfig } from '../sandbox/index.js';
 import { Admission } from './admission.js';
@@ -79,7 +79,7 @@ export interface RuntimeOptions {
    */
   readonly profile?: string;
   /** Connectors' configuration (`connectors` of toolgate.config.json); used with the built-in tools only. */
-  readonly connectors?: { readonly http?: HttpConnectorConfig };
+  readonly connectors?: { readonly http?: HttpConnectorConfig; readonly git?: GitConnectorConfig };
   /** How network connectors resolve host names (docs/network.md). Default: getaddrinfo (`systemResolver`). */
   readonly resolver?: HostResolver;
   /**
@@ -117,17 +117,18 @@ export class Runtime {
       const stateDir = prepareStateDir(workspace, opts.stateDir);
       store = await (opts.store ?? sqliteStore())({ stateDir });
       const http = { ...(opts.connectors?.http ? { config: opts.connectors.http } : {}), ...(opts.resolver ? { resolver: opts.resolver } : {}) };
+      const git = { ...(opts.connectors?.git ? { config: opts.connectors.git } : {}), ...(opts.resolver ? { resolver: opts.resolver } : {}) };
       const upstreams = parseUpstreams(opts.upstreams);
       if (Object.keys(upstreams).length > 0) gateway = await Gateway.open({ upstreams, hide: [workspace.root, stateDir], stateDir, workspace: { root: workspace.root, classify: (p) => workspace.classifier.classify(p) } });
       const registry = new Registry([
         ...(opts.tools ??
-          builtinTools({ ...(opts.toolchains ? { toolchains: opts.toolchains } : {}), ...(opts.sessionIdleMs !== undefined ? { sessionIdleMs: opts.sessionIdleMs } : {}), http })),
+          builtinTools({ ...(opts.toolchains ? { toolchains: opts.toolchains } : {}), ...(opts.sessionIdleMs !== undefined ? { sessionIdleMs: opts.sessionIdleMs } : {}), http, git })),
         ...(gateway?.tools() ?? []),
       ]);
       // A changed upstream listing from now on is a new revision of this registry.
       gateway?.attach(registry);
       // What a connector injects at the boundary is redacted from everything recorded, like `secrets`.
-      const secrets = [...(opts.secrets ?? []), ...(opts.tools ? [] : httpConnectorSecrets(http)), ...upstreamSecretValues(upstreams, process.env)];
+      const secrets = [...(opts.secrets ?? []), ...(opts.tools ? [] : [...httpConnectorSecrets(http), ...gitConnectorSecrets(git)]), ...upstreamSecretValues(upstreams, process.env)];
       const policy = new PolicyEngine({
         manifest: registry.manifest,
         stores: store,

@@ -14,17 +14,27 @@ import { createShellExec } from './shell-exec/tool.js';
 import { createShellSession } from './shell-session/tool.js';
 import { createHttpRequest, type HttpRequestOptions } from './http-request/tool.js';
 import { configureDestinations, connectorSecretValues } from './http-request/config.js';
+import { createGitPush, type GitRemoteOptions } from './git-remote/push.js';
+import { createGitFetch } from './git-remote/fetch.js';
+import { configureRemotes, gitConnectorSecretValues } from './git-remote/config.js';
 
 export { httpConnectorSchema, type HttpConnectorConfig } from './http-request/config.js';
 export type { HttpRequestOptions } from './http-request/tool.js';
+export { gitConnectorSchema, type GitConnectorConfig } from './git-remote/config.js';
+export type { GitRemoteOptions } from './git-remote/push.js';
 
 /** The values the http connector injects (from the environment its configuration names): redacted from everything recorded. */
 export function httpConnectorSecrets(o: HttpRequestOptions = {}): string[] {
   return connectorSecretValues(configureDestinations(o.config, o.env ?? process.env));
 }
 
+/** The credentials the git connector sends (from the environment its configuration names): redacted from everything recorded. */
+export function gitConnectorSecrets(o: GitRemoteOptions = {}): string[] {
+  return gitConnectorSecretValues(configureRemotes(o.config, o.env ?? process.env));
+}
+
 /** Fresh definitions (each holds its own caches): one set per runtime. */
-export function builtinTools(o: { toolchains?: ToolchainConfig; sessionIdleMs?: number; http?: HttpRequestOptions } = {}): AnyTool[] {
+export function builtinTools(o: { toolchains?: ToolchainConfig; sessionIdleMs?: number; http?: HttpRequestOptions; git?: GitRemoteOptions } = {}): AnyTool[] {
   // fs.undo restores the receipts of the tools in this list whose definition says `undoable`.
   const undoable = new Set<string>();
   const tools = [
@@ -39,7 +49,14 @@ export function builtinTools(o: { toolchains?: ToolchainConfig; sessionIdleMs?: 
     anyTool(createShellExec(o.toolchains ? { toolchains: o.toolchains } : {})),
     anyTool(createShellSession({ ...(o.toolchains ? { toolchains: o.toolchains } : {}), ...(o.sessionIdleMs !== undefined ? { idleMs: o.sessionIdleMs } : {}) })),
     anyTool(createHttpRequest(o.http ?? {})),
+    // One configuration read for both: the same remotes, the same credentials.
+    ...gitRemoteTools(o.git ?? {}),
   ];
   for (const t of tools) if (t.undoable) undoable.add(t.name);
   return tools;
+}
+
+function gitRemoteTools(o: GitRemoteOptions): AnyTool[] {
+  const remotes = configureRemotes(o.config, o.env ?? process.env);
+  return [anyTool(createGitPush(o, remotes)), anyTool(createGitFetch(o, remotes))];
 }

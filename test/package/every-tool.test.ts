@@ -20,7 +20,7 @@ interface Receipt {
 }
 
 describe(`every built-in tool, one call through the built CLI (Node ${process.version})`, () => {
-  it('reads, searches (ripgrep and ast-grep), writes, patches, renames, deletes, undoes, runs a sandboxed command and sends an HTTP request', async () => {
+  it('reads, searches (ripgrep and ast-grep), writes, patches, renames, deletes, undoes, runs a sandboxed command, sends an HTTP request, pushes and fetches', async () => {
     const d = tempDirs('tg-every');
     const called = new Set<string>();
     const call = (tool: string, args: object, extra: readonly string[] = ['--task', 'every-tool']): Receipt => {
@@ -79,6 +79,30 @@ describe(`every built-in tool, one call through the built CLI (Node ${process.ve
       } finally {
         const exited = server.exitCode !== null || server.signalCode !== null ? Promise.resolve() : once(server, 'exit');
         server.kill('SIGKILL');
+        await exited;
+      }
+
+      // git.push and git.fetch: a git daemon (inetd mode, one per connection) behind a node TCP
+      // server in another process on 127.0.0.2, over a bare repository made here.
+      const srv = join(d.base, 'srv');
+      execFileSync('git', ['init', '-q', '--bare', join(srv, 'r.git')]);
+      execFileSync('git', ['-c', 'user.email=dev@toolgate.invalid', '-c', 'user.name=Toolgate dev', 'commit', '-q', '--allow-empty', '-m', 'every tool'], { cwd: d.workspace });
+      const daemonScript = `const net = require('node:net'); const { spawn } = require('node:child_process');
+        const s = net.createServer((c) => { const g = spawn('git', ['daemon', '--inetd', '--export-all', '--enable=receive-pack', '--base-path=' + process.argv[1]], { stdio: ['pipe', 'pipe', 'ignore'] });
+          c.pipe(g.stdin); g.stdout.pipe(c); c.on('error', () => {}); g.stdin.on('error', () => {}); });
+        s.listen(0, '127.0.0.2', () => console.log(s.address().port));`;
+      const daemon = spawn(process.execPath, ['-e', daemonScript, srv], { stdio: ['ignore', 'pipe', 'inherit'] });
+      try {
+        const [line] = (await once(daemon.stdout, 'data')) as [Buffer];
+        const remote = `git://127.0.0.2:${line.toString().trim()}/r.git`;
+        writeFileSync(join(d.base, 'git-grant.json'), JSON.stringify({ tools: ['*'], effects: ['read', 'publish'], hosts: ['127.0.0.2'], private_addresses: ['127.0.0.2'], refs: ['refs/heads/main'] }));
+        writeFileSync(join(d.base, 'git.cedar'), 'permit (principal, action, resource is Toolgate::Host);\npermit (principal, action, resource is Toolgate::Ref);');
+        const flags = ['--task', 'every-tool-git', '--grant', join(d.base, 'git-grant.json'), '--policy', join(d.base, 'git.cedar')];
+        assert.equal(call('git.push', { remote, ref: 'main' }, flags).result?.['outcome'], 'created');
+        assert.equal((call('git.fetch', { remote, refs: ['main'] }, flags).result?.['refs'] as { tracking_ref: string }[])[0]?.tracking_ref, 'refs/remotes/fetched/main');
+      } finally {
+        const exited = daemon.exitCode !== null || daemon.signalCode !== null ? Promise.resolve() : once(daemon, 'exit');
+        daemon.kill('SIGKILL');
         await exited;
       }
 

@@ -34,7 +34,8 @@ function fakeTool(name: string, effect: EffectClass, capabilities: CapabilityDim
 /** The built-in tools (fs.read, fs.write, …) plus net.fetch, git.push and task.note (no resources). */
 export function testRegistry(): Registry {
   return new Registry([
-    ...builtinTools(),
+    // The real git.push (Host and Ref resources) gives way to this fixture's Ref-only stand-in.
+    ...builtinTools().filter((t) => t.name !== 'git.push'),
     fakeTool('net.fetch', 'network', ['network']),
     fakeTool('git.push', 'publish', ['git']),
     fakeTool('task.note', 'read', []),
