@@ -112,3 +112,6 @@ export {
   type DestinationRefusal,
   type DestinationEvidence,
 } from './net/index.js';
+export { shellIntent, argvIntent, type ShellIntent, type ProgramUse, type Unresolved, type RedirectUse, type IntentOptions } from './shell/intent.js';
+export { ProgramResolver, SANDBOX_PATH, type ResolvedProgram } from './shell/programs.js';
+export { bashParser } from './shell/grammar.js';

@@ -4,13 +4,15 @@
 // them as bash does. The wasm build needs no native compiler (the package's native binding is
 // not used: allowScripts keeps its install script off).
 import { createRequire } from 'node:module';
-import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
+import type { Node, Parser, Tree } from 'web-tree-sitter';
 
 export type { Node, Tree };
 
 let loading: Promise<Parser> | null = null;
 
 async function load(): Promise<Parser> {
+  // Loaded on first use: a runtime that never parses a shell line never loads the grammar.
+  const { Language, Parser } = await import('web-tree-sitter');
   const require = createRequire(import.meta.url);
   await Parser.init();
   const bash = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
