@@ -113,7 +113,19 @@ export class ProgramResolver {
     this.#writable = (o.writable ?? []).map((w) => (w.endsWith('/') ? w : `${w}/`));
   }
 
+  /** One line names the same programs again and again (cat, grep): each is looked up once. */
+  readonly #known = new Map<string, ResolvedProgram>();
+
   resolve(name: string): ResolvedProgram {
+    let r = this.#known.get(name);
+    if (r === undefined) {
+      r = this.#lookup(name);
+      this.#known.set(name, r);
+    }
+    return r;
+  }
+
+  #lookup(name: string): ResolvedProgram {
     if (name.includes('/')) {
       const p = isAbsolute(name) ? name : resolve(this.#cwd, name);
       return executableFile(p) ? this.#identify(p, basename(p)) : { name: basename(name), path: null, system: false };
