@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { faultsOf, StartupError, ToolgateError } from '../protocol/index.js';
 import { isPlaceholder } from '../sandbox/index.js';
 import { httpConnectorSchema } from '../tools/index.js';
+import { telemetrySchema } from '../telemetry/index.js';
 
 export const CONFIG_FILE = 'toolgate.config.json';
 
@@ -61,6 +62,7 @@ export const configSchema = z.strictObject({
       http: httpConnectorSchema.optional().describe('http.request: which destinations take writes (effect class per method), secret headers from the environment, the reconcile query (docs/network.md)'),
     })
     .optional(),
+  telemetry: telemetrySchema.optional().describe('Spans over OTLP/HTTP and the Prometheus /metrics endpoint (docs/operating.md)'),
 });
 export type Config = z.infer<typeof configSchema>;
 
