@@ -87,9 +87,12 @@ export async function runPipeline(p: Pipeline, input: unknown, opts: CallOptions
     throw e;
   } finally {
     call.clock.leave();
-    await call.dispose();
-    // After the effect record is let go: what the span says is what the call's caller gets.
-    p.telemetry.ended(call, parent, receipt, thrown);
+    try {
+      await call.dispose();
+    } finally {
+      // After the effect record is let go: what the span says is what the call's caller gets.
+      p.telemetry.ended(call, parent, receipt, thrown);
+    }
   }
 }
 

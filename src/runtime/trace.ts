@@ -97,7 +97,8 @@ export function traceCall(tracer: Tracer, parent: Context, ended: EndedCall, sec
     event: r.error === null ? null : { 'error.type': r.error.code, 'toolgate.error.message': r.error.message },
   };
   const text = redact(raw, { fields: [], patterns: true, secrets }, '/span').value as SpanText;
-  root.updateName(`${EXECUTE_TOOL} ${text.tool}`);
+  // An envelope that did not parse names no tool.
+  root.updateName(text.tool === '' ? EXECUTE_TOOL : `${EXECUTE_TOOL} ${text.tool}`);
   root.setAttributes(text.attributes);
   const failed = failedStage(ended);
   if (failed !== undefined) root.setStatus({ code: SpanStatusCode.ERROR, message: r.error?.code ?? r.status });

@@ -41,6 +41,7 @@ export class ToolgateMetrics implements CallObserver {
   readonly #conflicts: Counter;
   readonly #connector: Counter;
   #runtime: Runtime | null = null;
+  #unsettledRead: { readonly at: number; readonly unsettled: Promise<{ count: number; oldest: number }> } | null = null;
 
   constructor(opts: MetricsOptions = {}) {
     const registers = [this.registry];
@@ -76,21 +77,23 @@ export class ToolgateMetrics implements CallObserver {
     gauge('toolgate_admission_in_flight', 'Calls holding a concurrency slot (executing)', (rt) => rt.load.active);
     gauge('toolgate_admission_queued', 'Calls waiting for a concurrency slot', (rt) => rt.load.queued);
     gauge('toolgate_admission_limit', 'Concurrency slots (limits.concurrency)', (rt) => rt.load.limit);
-    let unsettled: { count: number; oldest: number } | null = null;
-    const waiting = async (rt: Runtime): Promise<{ count: number; oldest: number }> => {
-      // One store read per scrape serves both gauges (the count is read first, the age second).
-      if (unsettled === null) {
-        const list = (await rt.listUnsettled()).filter((e) => e.state === 'ambiguous' || !e.owner_alive);
-        unsettled = { count: list.length, oldest: list.reduce((m, e) => Math.max(m, e.age_ms), 0) / 1000 };
+    // Both gauges come from one store read: prom-client collects them concurrently, so the read
+    // is shared as a promise within a scrape (scrape() starts a fresh one; a caller of
+    // registry.metrics() itself sees a read at most 250 ms old).
+    const waiting = (rt: Runtime): Promise<{ count: number; oldest: number }> => {
+      const now = performance.now();
+      let read = this.#unsettledRead;
+      if (read === null || now - read.at > 250) {
+        const unsettled = rt.listUnsettled().then((all) => {
+          const list = all.filter((e) => e.state === 'ambiguous' || !e.owner_alive);
+          return { count: list.length, oldest: list.reduce((m, e) => Math.max(m, e.age_ms), 0) / 1000 };
+        });
+        read = this.#unsettledRead = { at: now, unsettled };
       }
-      return unsettled;
+      return read.unsettled;
     };
     gauge('toolgate_ambiguous_effects', 'Effects waiting for reconcile now (ambiguous, or sent by a runtime that is gone)', async (rt) => (await waiting(rt)).count);
-    gauge('toolgate_ambiguous_effect_oldest_age_seconds', 'Age of the oldest effect waiting for reconcile (0 when none)', async (rt) => {
-      const w = await waiting(rt);
-      unsettled = null;
-      return w.oldest;
-    });
+    gauge('toolgate_ambiguous_effect_oldest_age_seconds', 'Age of the oldest effect waiting for reconcile (0 when none)', async (rt) => (await waiting(rt)).oldest);
   }
 
   /** The runtime whose load and unsettled effects the gauges read at each scrape. */
@@ -100,6 +103,7 @@ export class ToolgateMetrics implements CallObserver {
 
   /** The text exposition format, and its content type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
+    this.#unsettledRead = null;
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 
@@ -112,6 +116,8 @@ export class ToolgateMetrics implements CallObserver {
     this.#calls.inc({ tool, version, status: r.status });
     this.#callSeconds.observe({ tool, status: r.status }, (call.end - call.start) / 1000);
     for (const s of call.stages) this.#stageSeconds.observe({ tool, stage: s.stage }, (s.end - s.start) / 1000);
+    // A replay answers with an earlier call's receipt: that call was counted, its effect too.
+    if (r.replay === true) return;
     if (code !== null && VALIDATION_CODES.has(code)) this.#validation.inc({ tool, version, code });
     if (r.status === 'denied' && code !== null) {
       this.#denials.inc({ tool, version, code });
