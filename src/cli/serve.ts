@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { TaskId } from '../protocol/index.js';
+import type { Runtime } from '../runtime/index.js';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { resolveHttpLimits, RESULT_FORMS, serveMcpHttp, serveMcpStdio, type HttpLimits, type ResultForm } from '../server/index.js';
 import { intOption, parse, RUNTIME_OPTIONS } from './options.js';
@@ -8,6 +9,7 @@ import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS, readGrantFile } from
 import { ignoredGrantWarning } from './grant-notice.js';
 import { UsageError, type Command } from './usage.js';
 import { portFault, tokenFileFault } from './startup-faults.js';
+import { otlpTarget, serveMetrics, startTracing, ToolgateMetrics, type MetricsServing, type Tracing } from '../telemetry/index.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -91,10 +93,14 @@ are in the result's _meta.
                      auto (default: text for Claude Code, Codex and opencode, which give the
                      model structuredContent when both are sent; both for other clients),
                      both, text (no structuredContent, no outputSchema), structured
+  --metrics-port P   Prometheus /metrics on http://127.0.0.1:P/metrics (with --http it is also
+                     at /metrics on the HTTP port; docs/operating.md)
   --profile NAME     serve an agent's own tools instead of the native ones (docs/profiles.md):
                      claude-code (Read, Edit, MultiEdit, Write, Grep, Glob, LS); every call
                      still goes through the runtime and leaves a receipt naming the original tool
 ${policyHelp(21)}
+Spans go over OTLP/HTTP when telemetry.otlp.endpoint (toolgate.config.json) or
+OTEL_EXPORTER_OTLP_ENDPOINT is set; queued spans are flushed when serve ends.
   --workspace DIR    workspace root (default: current directory)
   --state-dir DIR    state dir (default: $XDG_STATE_HOME/toolgate/<workspace id>)
   --config FILE      configuration (default: toolgate.config.json in the workspace, if any);
@@ -122,6 +128,7 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
       task: { type: 'string' },
       profile: { type: 'string' },
       'result-form': { type: 'string' },
+      'metrics-port': { type: 'string' },
       ...LIMIT_OPTIONS,
       ...POLICY_OPTIONS,
     });
@@ -150,9 +157,34 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
       }
       if (token === '') throw new UsageError('--token-file: the file is empty');
     }
-    const rt = await openRuntimeWithPolicy(values, values.profile === undefined ? {} : { profile: values.profile }, loaded);
+    const metricsPort = intOption(values['metrics-port'], 'metrics-port') ?? loaded.config.telemetry?.metrics?.port;
+    if (metricsPort !== undefined && metricsPort > 65535) throw new UsageError('--metrics-port takes a port number (0-65535)');
     const onError = (e: Error): void => io.err(`toolgate serve: ${e.message}`);
+    // Telemetry (docs/operating.md): metrics whenever something can scrape them; the OTLP
+    // exporter only when an endpoint is configured (otherwise spans go to the no-op tracer).
+    const metrics = port !== undefined || metricsPort !== undefined ? new ToolgateMetrics() : null;
+    const target = otlpTarget(loaded.config.telemetry, process.env);
+    const tracing: Tracing | null = target === null ? null : await startTracing(target);
+    let metricsServing: MetricsServing | null = null;
+    let rt: Runtime;
     try {
+      rt = await openRuntimeWithPolicy(
+        values,
+        { ...(values.profile === undefined ? {} : { profile: values.profile }), ...(metrics ? { observers: [metrics] } : {}), ...(tracing ? { tracerProvider: tracing.provider } : {}) },
+        loaded,
+      );
+    } catch (e) {
+      await tracing?.shutdown().catch(() => {});
+      throw e;
+    }
+    metrics?.watch(rt);
+    try {
+      if (metrics !== null && metricsPort !== undefined) {
+        metricsServing = await serveMetrics(metrics, metricsPort).catch((e: unknown) => {
+          throw portFault('127.0.0.1', metricsPort, e);
+        });
+        io.err(`toolgate: metrics on ${metricsServing.url}`);
+      }
       if (values.grant !== undefined && values.task !== undefined) {
         const warning = await ignoredGrantWarning(rt, values.task as TaskId, values.grant, readGrantFile(values.grant));
         if (warning !== undefined) io.err(`toolgate serve: ${warning}`);
@@ -161,7 +193,14 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
         // stdout carries the protocol: nothing else may be written there.
         if (process.stdin.isTTY) io.err(STDIO_ON_A_TERMINAL);
         const serving = serveMcpStdio(rt, { ...(values.task ? { taskId: values.task } : {}), ...form, onError });
-        await serving.closed;
+        if (tracing === null && metricsServing === null) {
+          await serving.closed;
+          return 0;
+        }
+        // With telemetry a signal closes the connection like the end of stdin, so queued spans are flushed.
+        const stop = terminated();
+        await Promise.race([serving.closed, stop.signal.then(() => serving.close())]);
+        stop.dispose();
         return 0;
       }
       const host = values.host ?? loaded.config.serve?.host ?? '127.0.0.1';
@@ -174,6 +213,7 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
         ...limits,
         ...form,
         onError,
+        ...(metrics ? { metrics: () => metrics.scrape() } : {}),
       }).catch((e: unknown) => {
         throw portFault(host, port, e);
       });
@@ -191,7 +231,13 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
       await serving.close();
       return 0;
     } finally {
-      await rt.close();
+      try {
+        await rt.close();
+      } finally {
+        // After the runtime: its last calls' spans are queued by then, and go out now.
+        await metricsServing?.close();
+        await tracing?.shutdown().catch((e: unknown) => onError(e instanceof Error ? e : new Error(String(e))));
+      }
     }
   },
 };

@@ -17,6 +17,10 @@ export class Admission {
     return this.#active;
   }
 
+  get limit(): number {
+    return this.#limit;
+  }
+
   get queued(): number {
     return this.#waiters.length;
   }

@@ -4,6 +4,7 @@ import type { BudgetReservation, PolicyEngine } from '../policy/index.js';
 import type { EffectStore } from '../store/index.js';
 import type { CallScope } from './call-scope.js';
 import type { RunningCalls } from './running-calls.js';
+import { StageClock } from './stage-clock.js';
 import { statusOf } from './status.js';
 import { usageOf } from './stages/budget.js';
 import type { Executed } from './stages/execute.js';
@@ -41,6 +42,8 @@ export class Call {
   /** What must never be recorded: the runtime's secrets and any the tool adds while it runs. */
   readonly secrets: string[];
   readonly options: CallOptions;
+  /** When each stage ran (spans and metrics are built from it after the call). */
+  readonly clock = new StageClock();
   /** Absolute epoch milliseconds; a retry keeps the first attempt's (set when the effect record is examined). */
   deadline = 0;
   /** The resolved tool, whose redaction rules apply to the receipt (a refusal's too). */

@@ -9,6 +9,7 @@ import type { Admission } from './admission.js';
 import type { RunningCalls } from './running-calls.js';
 import type { Resolver } from './stages/resolve.js';
 import type { LRUCache } from 'lru-cache';
+import type { CallTelemetry } from './telemetry.js';
 
 /** What one runtime instance is made of: each stage is handed the few it uses (pipeline.ts). */
 export interface RuntimeServices {
@@ -20,6 +21,8 @@ export interface RuntimeServices {
   readonly resolver: Resolver;
   readonly receiptLookup: ReceiptLookup;
   readonly admission: Admission;
+  /** Spans and observers (docs/operating.md). */
+  readonly telemetry: CallTelemetry;
 }
 
 /** Fixed at start: where the state lives, limits, and what must never be recorded. */

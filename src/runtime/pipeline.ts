@@ -13,6 +13,7 @@ import { admitStage, type AdmitServices } from './stages/admit.js';
 import { executeStage, type ExecuteServices } from './stages/execute.js';
 import { commitStage, type CommitServices } from './stages/commit.js';
 import type { LRUCache } from 'lru-cache';
+import type { CallTelemetry } from './telemetry.js';
 
 function attemptOf(parts: { readonly attempts: LRUCache<TaskId, AttemptId> }, env: Envelope): AttemptId {
   if (env.attempt_id !== undefined) return env.attempt_id;
@@ -36,10 +37,11 @@ export interface Pipeline {
   readonly admit: AdmitServices;
   readonly execute: ExecuteServices;
   readonly commit: CommitServices;
+  readonly telemetry: CallTelemetry;
 }
 
 export function pipelineOf({ services, config, state }: RuntimeParts, reconcileParts: ReconcileParts): Pipeline {
-  const { workspace, store, artifacts, policy, resolver, receiptLookup: receipts, admission } = services;
+  const { workspace, store, artifacts, policy, resolver, receiptLookup: receipts, admission, telemetry } = services;
   const { stateDir, tokenKey, environment, defaultDeadlineMs, abortGraceMs, inlineResultBytes, retention, secrets } = config;
   return {
     call: { policy, store, running: state.running },
@@ -51,6 +53,7 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
       defaultDeadlineMs,
       reconcile: async (record, args) => {
         const { entry, receipt } = await reconcileRecord(reconcileParts, record, args);
+        telemetry.reconciled(entry.tool, entry.settled, 'retry');
         return { settled: entry.settled, receipt, reason: entry.reason };
       },
     },
@@ -59,6 +62,7 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
     admit: { policy, admission },
     execute: { workspace, artifacts, receipts, store, tokenKey, stateDir, abortGraceMs, policy, environment },
     commit: { store, artifacts, inlineResultBytes, retention, stateDir },
+    telemetry,
   };
 }
 
@@ -72,30 +76,54 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
  */
 export async function runPipeline(p: Pipeline, input: unknown, opts: CallOptions): Promise<Receipt> {
   const call = new Call(p.call, input, opts, p.secrets);
+  const parent = p.telemetry.parent();
+  let receipt: Receipt | null = null;
+  let thrown: unknown = null;
   try {
-    return (await runStages(p, call, input)) ?? (await commitStage(p.commit, call));
+    receipt = (await runStages(p, call, input)) ?? (await commitStage(p.commit, call));
+    return receipt;
+  } catch (e) {
+    thrown = e;
+    throw e;
   } finally {
-    await call.dispose();
+    call.clock.leave();
+    try {
+      await call.dispose();
+    } finally {
+      // After the effect record is let go: what the span says is what the call's caller gets.
+      p.telemetry.ended(call, parent, receipt, thrown);
+    }
   }
 }
 
 /** parse … execute. Returns the receipt that answers the call when it is a replay; null to commit the call's own. */
 async function runStages(p: Pipeline, call: Call, input: unknown): Promise<Receipt | null> {
+  const { clock } = call;
   try {
+    clock.enter('parse');
     const env = parseStage(p.parse, call, input);
+    clock.enter('resolve');
     const tool = await resolveStage(p.resolver, call, env);
+    clock.enter('validate');
     const valid = validateStage(tool, env.arguments);
+    clock.enter('examine');
     const replay = await examineStage(p.claim, call, env, tool, valid);
     if (replay) return replay;
+    clock.enter('normalize');
     const normalized = await normalizeStage(p.normalize, call, tool, valid);
+    clock.enter('authorize');
     await authorizeStage(p.authorize, call, normalized.action);
+    clock.enter('admit');
     await admitStage(p.admit, call, normalized.action);
+    clock.enter('claim');
     const replayed = await claimStage(p.claim, call, env, tool, normalized.action, valid.args);
     if (replayed) return replayed;
+    clock.enter('execute');
     await executeStage(p.execute, call, env, tool, valid, normalized);
   } catch (e) {
     call.fail(e);
   } finally {
+    clock.leave();
     // The slot, the budget and the scope are given back before the commit, which may wait for
     // a group's fsync: the next call need not wait for this one's receipt to be durable.
     await call.endRun();

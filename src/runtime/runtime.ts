@@ -20,6 +20,9 @@ import { pipelineOf, runPipeline, type Pipeline } from './pipeline.js';
 import { listUnsettled, reconcileEffects, settleEffect, type ReconcileReport, type UnsettledEntry } from './reconcile.js';
 import { LRUCache } from 'lru-cache';
 import { Gateway, parseUpstreams, upstreamSecretValues, type UpstreamsConfig } from '../upstream/index.js';
+import type { TracerProvider } from '@opentelemetry/api';
+import { CallTelemetry } from './telemetry.js';
+import type { CallObserver } from './observe.js';
 
 export type { CallOptions } from './call.js';
 
@@ -87,6 +90,20 @@ export interface RuntimeOptions {
    * docs/gateway.md): started and listed at open, each tool a registry entry, stopped at close.
    */
   readonly upstreams?: UpstreamsConfig;
+  /**
+   * Where each call's spans go (docs/operating.md). Default: OpenTelemetry's global provider,
+   * a no-op until the host registers one.
+   */
+  readonly tracerProvider?: TracerProvider;
+  /** Told of every ended call and settlement, e.g. the Prometheus metrics of `toolgate serve`. */
+  readonly observers?: readonly CallObserver[];
+}
+
+/** How full the concurrency limit is: calls executing, calls waiting for a slot, the limit. */
+export interface RuntimeLoad {
+  readonly active: number;
+  readonly queued: number;
+  readonly limit: number;
 }
 
 function profileOf(name: string | undefined): Profile | null {
@@ -150,6 +167,7 @@ export class Runtime {
         resolver: new Resolver(registry, store),
         receiptLookup: { get: (id) => receipts.getReceipt(id) },
         admission: new Admission(opts.concurrency ?? 8),
+        telemetry: new CallTelemetry(opts.tracerProvider, opts.observers ?? []),
       };
       const config: RuntimeConfig = {
         stateDir,
@@ -213,6 +231,11 @@ export class Runtime {
   get policy(): PolicyEngine {
     return this.#parts.services.policy;
   }
+  /** The concurrency limit's use now (the saturation gauges of docs/operating.md). */
+  get load(): RuntimeLoad {
+    const a = this.#parts.services.admission;
+    return { active: a.active, queued: a.queued, limit: a.limit };
+  }
   /** Approval requests: list, approve, deny (the CLI's `approvals`, `approve`, `deny`). */
   get approvals(): ApprovalDesk {
     return this.#parts.services.policy.approvals;
@@ -274,13 +297,17 @@ export class Runtime {
    * Settles ambiguous effects, and sent ones whose runtime is gone, through each tool's
    * reconcile(); commits a receipt for each settled one.
    */
-  reconcile(): Promise<ReconcileReport> {
-    return reconcileEffects(this.#reconcile);
+  async reconcile(): Promise<ReconcileReport> {
+    const report = await reconcileEffects(this.#reconcile);
+    for (const e of report.entries) this.#parts.services.telemetry.reconciled(e.tool, e.settled, 'reconcile');
+    return report;
   }
 
   /** An operator's settlement of one effect reconcile cannot decide; the reason goes in its receipt. */
-  settle(task: string, effectKey: string, settled: 'completed' | 'released', reason: string): Promise<Receipt> {
-    return settleEffect(this.#reconcile, task as TaskId, effectKey, settled, reason);
+  async settle(task: string, effectKey: string, settled: 'completed' | 'released', reason: string): Promise<Receipt> {
+    const receipt = await settleEffect(this.#reconcile, task as TaskId, effectKey, settled, reason);
+    this.#parts.services.telemetry.reconciled(receipt.tool, settled, 'operator');
+    return receipt;
   }
 
   /** Waits for running calls, then releases the database and the workspace. */

@@ -40,6 +40,8 @@ export interface HttpServeOptions extends McpServerOptions, Partial<HttpLimits> 
   /** Task of 2026-07-28 requests, which have no session. Default: one fresh task per server. */
   readonly taskId?: string;
   readonly onError?: (error: Error) => void;
+  /** Serves GET `/metrics` (Prometheus text) behind the same Host, Origin and token checks as `/mcp`. */
+  readonly metrics?: () => Promise<{ readonly contentType: string; readonly body: string }>;
 }
 
 export interface HttpServing {
@@ -74,6 +76,12 @@ function limitError(status: number, e: ToolgateError): Response {
     status,
     headers: { 'content-type': 'application/json' },
   });
+}
+
+async function metricsResponse(method: string | undefined, scrape: NonNullable<HttpServeOptions['metrics']>): Promise<Response> {
+  if (method !== 'GET' && method !== 'HEAD') return new Response(null, { status: 405, headers: { allow: 'GET, HEAD' } });
+  const { contentType, body } = await scrape();
+  return new Response(method === 'HEAD' ? null : body, { status: 200, headers: { 'content-type': contentType } });
 }
 
 export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise<HttpServing> {
@@ -142,7 +150,8 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<Response> => {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (pathname !== path) return jsonError(404, 'Not found');
+    const metrics = pathname === '/metrics' ? opts.metrics : undefined;
+    if (pathname !== path && metrics === undefined) return jsonError(404, 'Not found');
     // Host, Origin and the token are checked before any body is read.
     const head = webRequestHead(req);
     const rejected = hostHeaderValidationResponse(head, allowedHosts) ?? originValidationResponse(head, allowedOrigins);
@@ -151,6 +160,7 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
       const given = Buffer.from(head.headers.get('authorization') ?? '');
       if (!constantTimeEqual(given, token)) return jsonError(401, 'Unauthorized', { 'www-authenticate': 'Bearer' });
     }
+    if (metrics !== undefined) return metricsResponse(req.method, metrics);
     let request: Request;
     try {
       request = await webRequestOf(req, res, head, bodyLimit);

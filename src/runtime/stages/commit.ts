@@ -24,9 +24,11 @@ export interface CommitServices {
  */
 export async function commitStage(s: CommitServices, call: Call): Promise<Receipt> {
   const { draft, executed } = call;
+  call.clock.enter('redact');
   const red = redactStage(call.tool, draft, call.secrets, executed?.redaction_windows ?? []);
   Object.assign(draft, red.body);
   draft.redactions = red.notes;
+  call.clock.enter('commit');
   try {
     if (draft.result !== null && mayExceed(draft.result, s.inlineResultBytes)) {
       const text = JSON.stringify(draft.result);
