@@ -18,3 +18,4 @@ export { streamSummarySchema, isolationReportSchema, artifactRefSchema } from '.
 export { SandboxSession, type SessionOpenRequest, type SessionEnd, type SessionEndReason } from './session.js';
 export { SessionCommand, type CommandSpec, type CommandEnd, type CommandEndReason, type ControlKey, type Segment } from './session-command.js';
 export { envChanges, type DriverReport, type EnvChanges } from './session-driver.js';
+export { NetProxy, networkReportSchema, proxyConnectionSchema, DEFAULT_PROXY_LIMITS, type NetProxyOptions, type NetProxyLimits, type NetworkReport, type ProxyConnection } from './net-proxy/index.js';
