@@ -99,8 +99,10 @@ export class NetProxy {
     this.#closed ??= (async () => {
       this.#o.signal?.removeEventListener('abort', this.#onAbort);
       const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
-      for (const s of this.#sockets) s.destroy();
-      await closed;
+      const sockets = [...this.#sockets];
+      const gone = sockets.map((s) => (s.closed ? Promise.resolve() : new Promise<void>((resolve) => s.once('close', () => resolve()))));
+      for (const s of sockets) s.destroy();
+      await Promise.all([closed, ...gone]);
       rmSync(this.#dir, { recursive: true, force: true });
     })();
     return this.#closed;
@@ -241,10 +243,16 @@ export class NetProxy {
   }
 }
 
+const ANSWERED_CLOSE_MS = 5_000;
+
 /** A short answer from the proxy itself; the refusal reason also in a header a script can read. */
 function answer(client: Socket, status: number, reason: string, message: string): void {
   const text = { 400: 'Bad Request', 403: 'Forbidden', 431: 'Request Header Fields Too Large', 502: 'Bad Gateway', 503: 'Service Unavailable' }[status] ?? 'Error';
   const body = Buffer.from(`${message}\n`, 'utf8');
   const safeReason = reason.replace(/[^\x21-\x7e]/g, '_').slice(0, 128);
+  // Whatever else the client sends is read and dropped, so its end arrives and the socket closes;
+  // a client that never closes its side is ended after a few seconds.
+  client.resume();
+  client.setTimeout(ANSWERED_CLOSE_MS, () => client.destroy());
   client.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\nX-Toolgate-Refusal: ${safeReason}\r\n\r\n${body.toString('utf8')}`);
 }
