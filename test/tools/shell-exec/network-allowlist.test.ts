@@ -116,14 +116,15 @@ describe('shell.exec network allowlist', () => {
 
     const ac = new AbortController();
     const pending = r.exec(`${curl(`-p ${url('registry.test', '/hang')}`)}; ${curl(url('registry.test', '/hang'))}`, {}, ac.signal);
-    await eventually(async () => (await r.server.stats()).open >= 1, 30_000, 'the held request to reach the server');
+    const held0 = (await r.server.stats()).requests.filter((q) => q === 'GET /hang').length;
+    await eventually(async () => (await r.server.stats()).requests.filter((q) => q === 'GET /hang').length > held0, 30_000, 'the held request to reach the server');
     ac.abort();
     const cancelled = await pending;
     assert.equal(cancelled.status, 'cancelled');
     const held = resultOf(cancelled).network?.connections ?? [];
     assert.equal(held.length, 1);
     assert.equal(held[0]?.decision, 'allowed');
-    assert.ok((held[0]?.bytes_down ?? 0) > 0, 'the held answer began');
+    assert.ok((held[0]?.bytes_up ?? 0) > 0, 'the request went through the tunnel before the cancel');
     await eventually(async () => (await r.server.stats()).open === 0, 10_000, 'the held connection to be closed by the proxy');
     assert.equal(proxyDirs().length, dirs);
   });
