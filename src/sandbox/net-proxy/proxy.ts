@@ -56,7 +56,7 @@ export class NetProxy {
     o.signal?.throwIfAborted();
     // A fresh directory per call, 0700 and owned by the sandbox's user: no other local user can
     // reach this call's proxy (it would borrow the task's grant).
-    const dir = mkdtempSync(join(tmpdir(), 'toolgate-net-'));
+    const dir = mkdtempSync(join(tmpdir(), `toolgate-net-${process.pid}-`));
     const proxy = new NetProxy(dir, createServer({ allowHalfOpen: true, pauseOnConnect: false }), o);
     try {
       await new Promise<void>((resolve, reject) => {

@@ -28,9 +28,9 @@ export interface NetRig {
   done(): Promise<void>;
 }
 
-/** Proxy directories of this process's runs left in the temporary directory. */
+/** Proxy directories of this process's runs left in the temporary directory (other test files run in parallel, in their own processes). */
 export function proxyDirs(): string[] {
-  return readdirSync(tmpdir()).filter((n) => n.startsWith('toolgate-net-'));
+  return readdirSync(tmpdir()).filter((n) => n.startsWith(`toolgate-net-${process.pid}-`));
 }
 
 export async function netRig(o: { files?: (server: () => number) => Record<string, string>; grant?: Record<string, unknown> } = {}): Promise<NetRig> {
