@@ -28,6 +28,9 @@ const server = net.createServer({ allowHalfOpen: true }, (c) => {
   c.on('close', () => u.destroy());
   u.on('close', () => c.end());
 });
+// A stop signal goes to the whole process group: the command gets it too and takes the grace
+// period it always had; the bridge leaves only when the command has (spawn resets the handlers).
+for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT']) process.on(s, () => {});
 server.on('error', (e) => fail(125, 'cannot listen on 127.0.0.1:' + port + ': ' + e.message));
 server.listen(Number(port), '127.0.0.1', () => {
   const child = spawn(cmd, args, { stdio: 'inherit', env: { ...process.env, ...JSON.parse(restore) } });

@@ -107,6 +107,18 @@ describe('shell.exec network allowlist', () => {
     assert.equal(r.dns.queriesFor('probe.test'), probes, 'the DNS server saw no query');
   });
 
+  it('the bridge is transparent: stdin, the exit status, a signal, and the TERM of a timeout reach the command', async () => {
+    const piped = await r.exec('cat; exit 7', { stdin: { text: 'through the bridge\n' } });
+    assert.equal(resultOf(piped).exit_code, 7);
+    assert.equal(resultOf(piped).stdout.preview, 'through the bridge\n');
+    const killed = await r.exec('kill -KILL $$');
+    assert.equal(resultOf(killed).reason, 'signaled');
+    assert.equal(resultOf(killed).signal, 'SIGKILL');
+    const timed = await r.exec("trap 'echo got-term; exit 3' TERM; sleep 60 & wait", { timeout_ms: 1500 });
+    assert.equal(resultOf(timed).reason, 'timeout');
+    assert.match(resultOf(timed).stdout.preview, /got-term/, 'the command handled TERM itself within the grace period');
+  });
+
   it("the proxy's sockets are gone when the call ends, and when it is cancelled mid-transfer", async () => {
     const ended = await r.exec(curl(`-p ${url('registry.test', '/done')}`));
     assert.equal(ended.status, 'succeeded');
