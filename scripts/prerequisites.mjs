@@ -23,6 +23,10 @@ export const PREREQUISITES = [
   { program: 'rg', why: 'the fast fs.search engine', debian: 'ripgrep', fedora: 'ripgrep', arch: 'ripgrep' },
   { program: 'git', why: 'workspace revisions and search', debian: 'git', fedora: 'git', arch: 'git' },
   { program: 'script', why: 'shell.exec with a terminal (pty)', debian: 'bsdutils', fedora: 'util-linux-script', arch: 'util-linux' },
+  // The network tests: namespaces and veth pairs they create (iproute2 is not in Debian's minimal
+  // images), and curl as the HTTP client inside the sandbox (node's fetch ignores proxy variables).
+  { program: 'ip', why: "the network tests' namespaces (ip netns)", debian: 'iproute2', fedora: 'iproute', arch: 'iproute2', find: () => onPath('ip', `/usr/sbin:/sbin:${process.env.PATH ?? ''}`) },
+  { program: 'curl', why: 'the HTTP client of the network tests inside the sandbox', debian: 'curl', fedora: 'curl', arch: 'curl' },
   // Debian keeps the server programs off PATH, in /usr/lib/postgresql/<version>/bin.
   { program: 'initdb', why: "the tests' private PostgreSQL cluster", debian: 'postgresql', fedora: 'postgresql-server', arch: 'postgresql', find: postgresBinDir },
   { program: 'strace', why: "the tests' execve tracer (shell intent against what really runs)", debian: 'strace', fedora: 'strace', arch: 'strace' },

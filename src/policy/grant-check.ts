@@ -222,6 +222,19 @@ export class CompiledGrant {
     return this.#scopes.every(({ m }) => m.hostNames === null || m.hostNames.has(h));
   }
 
+  /** resources/net `DestinationGrant`: the entries of `hosts` (grant and caveats) that every scope covers. */
+  hostEntries(): { host: string; port: number | null }[] {
+    const entries = new Map<string, { host: string; port: number | null }>();
+    for (const { m } of this.#scopes) {
+      for (const entry of m.hostNames ?? []) {
+        const withPort = /^(.*):(\d+)$/.exec(entry);
+        const e = withPort ? { host: withPort[1] as string, port: Number(withPort[2]) } : { host: entry.replace(/:\*$/, ''), port: null };
+        if (this.covers({ kind: 'host', ...e })) entries.set(`${e.host}:${e.port ?? '*'}`, e);
+      }
+    }
+    return [...entries.values()].sort((a, b) => (a.host === b.host ? (a.port ?? 0) - (b.port ?? 0) : a.host < b.host ? -1 : 1));
+  }
+
   /** resources/net `DestinationGrant`: the grant's and every caveat's `private_addresses` cover the address. */
   allowsAddress(address: string, exact: boolean): boolean {
     return this.#scopes.every(({ m }) => m.addresses?.(address, exact) ?? true);

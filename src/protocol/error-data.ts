@@ -246,7 +246,7 @@ export interface ErrorDataByCode {
    * @status failed
    */
   unsupported:
-    | { readonly argument: 'pty' | 'multiline' }
+    | { readonly argument: 'pty' | 'multiline' | 'network' }
     | { readonly line: number; readonly mode?: string; readonly from?: string; readonly to?: string }
     | (PathData & { readonly reason?: 'binary' | 'protected_link' })
     | NoData;

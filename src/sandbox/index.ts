@@ -19,3 +19,4 @@ export { SandboxSession, type SessionOpenRequest, type SessionEnd, type SessionE
 export { SessionCommand, type CommandSpec, type CommandEnd, type CommandEndReason, type ControlKey, type Segment } from './session-command.js';
 export { envChanges, type DriverReport, type EnvChanges } from './session-driver.js';
 export { supervise, type SuperviseSpec, type Supervised } from './supervise.js';
+export { NetProxy, networkReportSchema, proxyConnectionSchema, DEFAULT_PROXY_LIMITS, type NetProxyOptions, type NetProxyLimits, type NetworkReport, type ProxyConnection } from './net-proxy/index.js';

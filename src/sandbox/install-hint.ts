@@ -8,6 +8,8 @@ export const SYSTEM_PACKAGES = {
   rg: { debian: 'ripgrep', fedora: 'ripgrep', arch: 'ripgrep' },
   git: { debian: 'git', fedora: 'git', arch: 'git' },
   script: { debian: 'bsdutils', fedora: 'util-linux-script', arch: 'util-linux' },
+  ip: { debian: 'iproute2', fedora: 'iproute', arch: 'iproute2' },
+  curl: { debian: 'curl', fedora: 'curl', arch: 'curl' },
   initdb: { debian: 'postgresql', fedora: 'postgresql-server', arch: 'postgresql' },
   strace: { debian: 'strace', fedora: 'strace', arch: 'strace' },
 } as const;

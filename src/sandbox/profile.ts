@@ -1,10 +1,16 @@
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { SANDBOX_PROXY_SOCKET } from './net-proxy/bridge.js';
 import type { Toolchain } from './toolchains.js';
 import type { WorkspaceMounts } from './workspace-scan.js';
 
-export type NetworkMode = 'none' | 'host';
+/**
+ * `none`: an empty network namespace (loopback only). `host`: the host's network. `allowlist`:
+ * an empty namespace plus the host-side proxy's unix socket, bound in (net-proxy/): HTTP(S) to
+ * what the grant allows, nothing else has a route.
+ */
+export type NetworkMode = 'none' | 'host' | 'allowlist';
 
 /** What the bubblewrap sandbox shows the command. Paths are absolute and real (no links). */
 export interface SandboxProfile {
@@ -24,6 +30,8 @@ export interface SandboxProfile {
   readonly workspaceMounts: WorkspaceMounts;
   /** Toolchain directories shown read-only over the hidden home entries, credential stores within them masked. */
   readonly toolchains?: readonly Toolchain[];
+  /** `allowlist`: the host path of this run's proxy socket, bound read-only at SANDBOX_PROXY_SOCKET. */
+  readonly proxySocket?: string;
 }
 
 /**
@@ -160,6 +168,13 @@ export function bwrapArgs(p: SandboxProfile, infoFd: number, blockFd: number | n
   // with the host network only the resolver's files come back.
   args.push('--tmpfs', '/run');
   if (p.network === 'host' && kindAt(RESOLVER_DIR) === 'dir') args.push('--ro-bind', RESOLVER_DIR, RESOLVER_DIR);
+  // The only way out of an allowlist sandbox: a socket to the proxy of this run, which authorizes
+  // each connection. A unix socket is reached by path, whatever the network namespace; read-only
+  // stops nothing a socket does but keeps the mount point from being replaced.
+  if (p.network === 'allowlist') {
+    if (p.proxySocket === undefined) throw new Error('network allowlist needs the proxy socket');
+    args.push('--ro-bind', p.proxySocket, SANDBOX_PROXY_SOCKET);
+  }
   const secrets = secretsOf(p);
   const enclosing = secrets.filter((s) => isWithin(p.workspace, s));
   for (const s of enclosing) args.push(...hideArgs(s));

@@ -18,7 +18,7 @@ export const streamSummarySchema = z.strictObject({
 /** An IsolationReport. */
 export const isolationReportSchema = z.strictObject({
   level: z.enum(['bwrap', 'process']),
-  network: z.enum(['none', 'host']),
+  network: z.enum(['none', 'host', 'allowlist']),
   workspace: z.enum(['read-write', 'read-only']),
   capabilities: z.enum(['none', 'inherited']),
   uid: z.number().int(),

@@ -14,6 +14,8 @@ import { wrapperScript, type WrapperShell } from './wrapper.js';
 import { installHint, SYSTEM_PACKAGES } from './install-hint.js';
 import { holdAbsentPaths, sweepAbandonedPlaceholders, type PlaceholderLease } from './placeholder.js';
 import { checkToolchainConfig, resolveToolchains, withToolchainEnv, type ToolchainConfig } from './toolchains.js';
+import { NetProxy, bridgeArgv, bridgeUnsetenv, proxyEnv, type NetProxyLimits, type NetworkReport } from './net-proxy/index.js';
+import type { DestinationGrant, HostResolver } from '../resources/index.js';
 import { NO_WORKSPACE_MOUNTS, ScanCache, scanWorkspace, type ScanLimits, type WorkspaceMounts } from './workspace-scan.js';
 
 /** Top-level entries the host obeys later: held by a placeholder while a writable run lasts, when absent. */
@@ -108,6 +110,12 @@ export interface RunRequest {
    * (PYENV_ROOT, RUSTUP_HOME, …) that `env` does not set. Default false: `env` is taken as is.
    */
   readonly toolchainEnv?: boolean;
+  /** With `network: allowlist`: what the run's proxy authorizes each connection against. */
+  readonly proxy?: {
+    readonly grant: DestinationGrant;
+    readonly resolver: HostResolver;
+    readonly limits?: Partial<NetProxyLimits>;
+  };
 }
 
 export interface RunResult {
@@ -122,6 +130,8 @@ export interface RunResult {
   readonly stdout: StreamSummary;
   readonly stderr: StreamSummary;
   readonly killed_after_exit: number;
+  /** `network: allowlist`: every connection through the proxy, with its decision and bytes; otherwise null. */
+  readonly network: NetworkReport | null;
   /** Why a measurement is null, what was weaker than asked, what went wrong on the way. */
   readonly notes: readonly string[];
 }
@@ -191,7 +201,10 @@ export class Sandbox {
       uid: user.uid,
     };
     const notes: string[] = [];
-    const base = { cpu_ms: null, peak_rss_bytes: null, isolation, limits: inForce, killed_after_exit: 0 };
+    const base = { cpu_ms: null, peak_rss_bytes: null, isolation, limits: inForce, killed_after_exit: 0, network: null };
+    if (network === 'allowlist' && level !== 'bwrap') {
+      throw new ToolgateError('unsupported', 'network allowlist needs bubblewrap: without its network namespace nothing stops a connection that bypasses the proxy', { argument: 'network' });
+    }
     if (!existsSync(req.cwd) || !statSync(req.cwd).isDirectory()) {
       return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`cwd ${req.cwd} is not a directory`] };
     }
@@ -210,8 +223,9 @@ export class Sandbox {
       toolchains,
     };
     // Only what this run's user is shown goes on PATH (a uid other than root cannot walk into /root).
-    const env = req.toolchainEnv ? withToolchainEnv(req.env, toolchainsOf(profile)) : req.env;
+    const env = { ...(req.toolchainEnv ? withToolchainEnv(req.env, toolchainsOf(profile)) : req.env), ...(network === 'allowlist' ? proxyEnv() : {}) };
     const visible = level === 'bwrap' ? visibilityOf(profile) : undefined;
+    const bridgeNode = network === 'allowlist' ? nodeInSandbox(req.cwd, visible) : null;
     const [first, ...args] = req.argv;
     if (first === undefined) throw new ToolgateError('invalid_arguments', 'argv is empty', { faults: [{ pointer: '/argv', message: 'empty' }] });
     if (resolveCommand(first, req.cwd, env['PATH'], visible) === null) {
@@ -226,6 +240,7 @@ export class Sandbox {
       notes.push('pty: stdout and stderr are one terminal stream, in stdout, with CRLF line ends');
     }
     const [cmd, ...rest] = argv as [string, ...string[]];
+    if (network === 'allowlist' && !req.proxy) throw new ToolgateError('internal_error', 'network allowlist needs the grant and resolver its proxy authorizes with');
 
     let lease: PlaceholderLease | null = null;
     if (level === 'bwrap' && !(req.internal && !writable)) {
@@ -251,7 +266,11 @@ export class Sandbox {
       cgroups?.capsPids || !h.cgroups.bases.pids
         ? inForce
         : { ...inForce, processes: { value: limits.processes, enforced_by: user.uid === 0 ? 'none' : 'rlimit', note: 'the pids cgroup could not be created for this run' } };
+    let proxy: NetProxy | null = null;
     try {
+      if (network === 'allowlist' && req.proxy) {
+        proxy = await NetProxy.start({ ...req.proxy, ...(req.signal ? { signal: req.signal } : {}), owner: user.uid === self.uid && user.gid === self.gid ? null : user });
+      }
       // With a pids cgroup, RLIMIT_NPROC would only add its flaw: it counts the uid's other processes.
       const script = wrapperScript(shell, limits, h.strayFds, { keepShlvl: 'SHLVL' in env, nproc: !cgroups?.capsPids, lastOwnFd: level === 'bwrap' ? 4 : 2 });
       // Under bubblewrap the init joins while bubblewrap mounts (see SandboxCgroups.join; joining
@@ -263,12 +282,12 @@ export class Sandbox {
         level === 'bwrap'
           ? [
               h.bwrap as string,
-              ...bwrapArgs(profile, 3, 4),
+              ...bwrapArgs(proxy ? { ...profile, proxySocket: proxy.socketPath } : profile, 3, 4),
               // bash's `exec` re-exports SHLVL even after `unset`; only named variables may pass.
               ...('SHLVL' in env ? [] : ['--unsetenv', 'SHLVL']),
+              ...(bridgeNode ? bridgeUnsetenv(env) : []),
               '--',
-              cmd,
-              ...rest,
+              ...(bridgeNode ? bridgeArgv(bridgeNode, env, [cmd, ...rest]) : [cmd, ...rest]),
             ]
           : [cmd, ...rest];
       const out = await supervise({
@@ -302,10 +321,13 @@ export class Sandbox {
       if (peak === null) notes.push(`peak_rss_bytes: ${off ?? 'no memory cgroup to measure the sandbox in'}`);
       else notes.push('peak_rss_bytes: peak memory charged to the sandbox cgroup, page cache included');
       if (refused) notes.push(`process limit refused ${refused} fork(s)`);
-      return { ...out, cpu_ms: cpu, peak_rss_bytes: peak, isolation, limits: limitsInForce, notes: [...notes, ...out.notes] };
+      // Every proxied socket ends with the command: nothing it opened outlives the call.
+      await proxy?.close();
+      return { ...out, cpu_ms: cpu, peak_rss_bytes: peak, isolation, limits: limitsInForce, network: proxy?.report() ?? null, notes: [...notes, ...out.notes] };
     } finally {
       cgroups?.remove(); // idempotent; on the error path the groups must not stay behind
       lease?.release();
+      await proxy?.close();
     }
   }
 
@@ -348,4 +370,16 @@ export class Sandbox {
       },
     };
   }
+}
+
+/**
+ * The node that runs the network bridge inside the sandbox: the runtime's own when the sandbox
+ * shows it (it may live in a hidden home), else the system's.
+ */
+function nodeInSandbox(cwd: string, visible: ((p: string) => boolean) | undefined): string {
+  for (const candidate of [process.execPath, '/usr/bin/node', '/usr/local/bin/node']) {
+    const found = resolveCommand(candidate, cwd, undefined, visible);
+    if (found !== null) return found;
+  }
+  throw new ToolgateError('unsupported', 'network allowlist runs a small bridge with node inside the sandbox, and no node is visible there', { argument: 'network' });
 }

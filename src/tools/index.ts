@@ -46,7 +46,7 @@ export function builtinTools(o: { toolchains?: ToolchainConfig; sessionIdleMs?: 
     anyTool(createFsDelete()),
     anyTool(createFsRename()),
     anyTool(createFsUndo({ undoable: (tool) => undoable.has(tool) })),
-    anyTool(createShellExec(o.toolchains ? { toolchains: o.toolchains } : {})),
+    anyTool(createShellExec({ ...(o.toolchains ? { toolchains: o.toolchains } : {}), ...(o.http?.resolver ? { resolver: o.http.resolver } : {}) })),
     anyTool(createShellSession({ ...(o.toolchains ? { toolchains: o.toolchains } : {}), ...(o.sessionIdleMs !== undefined ? { idleMs: o.sessionIdleMs } : {}) })),
     anyTool(createHttpRequest(o.http ?? {})),
     // One configuration read for both: the same remotes, the same credentials.

@@ -14,6 +14,11 @@ export interface DestinationGrant {
   namesHost(host: string): boolean;
   /** The grant's `private_addresses` cover the address; `exact`: only an entry that is this one address. */
   allowsAddress(address: string, exact: boolean): boolean;
+  /**
+   * The host entries (glob, optional port) that the grant and every caveat cover: what a call that
+   * may reach any granted host names to policy (shell.exec `network: allowlist`).
+   */
+  hostEntries?(): readonly { readonly host: string; readonly port: number | null }[];
 }
 
 export interface AuthorizeOptions {

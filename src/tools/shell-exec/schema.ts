@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { artifactRefSchema, isolationReportSchema, MAX_LIMITS, streamSummarySchema } from '../../sandbox/index.js';
+import { artifactRefSchema, isolationReportSchema, MAX_LIMITS, networkReportSchema, streamSummarySchema } from '../../sandbox/index.js';
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').max(128);
 const limit = (max: number) => z.number().int().min(1).max(max);
@@ -34,7 +34,12 @@ export const shellExecArgs = z
         output_bytes: limit(MAX_LIMITS.output_bytes).optional().describe('Per stream; past it the command ends with reason output_limit'),
       })
       .optional(),
-    network: z.enum(['none', 'host']).optional().describe('`host` needs the network effect class in the grant'),
+    network: z
+      .enum(['none', 'host', 'allowlist'])
+      .optional()
+      .describe(
+        "`allowlist`: HTTP(S) through Toolgate's proxy (HTTP_PROXY/HTTPS_PROXY are set) to the grant's hosts only, each connection authorized and recorded; nothing else has a route. `host`: the host's network. Both need the network effect class in the grant",
+      ),
     pty: z.boolean().optional().describe('Run under a pseudo-terminal: one terminal stream in stdout (CRLF line ends); `unsupported` where util-linux script is missing'),
     collect: z.array(z.string().min(1)).max(16).optional().describe('Workspace files to return as artifacts after exit'),
   })
@@ -78,5 +83,7 @@ export const shellExecResult = z.strictObject({
   killed_after_exit: z.number().int(),
   collected: z.array(z.strictObject({ path: z.string(), artifact: artifactRef.nullable(), error: z.string().nullable() })),
   notes: z.array(z.string()),
+  /** `network: allowlist` only: each connection through the proxy (host, port, address, decision, bytes) and totals. */
+  network: networkReportSchema.optional(),
 });
 export type ShellExecResult = z.infer<typeof shellExecResult>;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { errorBody, ToolgateError, type ArtifactRef, type CallStatus, type Digest, type ErrorBody, type Resource } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { changedPaths } from '../../resources/index.js';
+import { changedPaths, systemResolver, type DestinationGrant, type HostResolver } from '../../resources/index.js';
 import { checkToolchainConfig, defaultHomes, sandboxCache, type RunResult, type ToolchainConfig } from '../../sandbox/index.js';
 import { gitStatus } from './git-status.js';
 import { collectFiles } from './collect.js';
@@ -32,6 +32,8 @@ export interface ShellExecOptions {
    * credential store throws `invalid_resource` (`reason: exposes_credentials`).
    */
   readonly toolchains?: ToolchainConfig;
+  /** How the `allowlist` proxy resolves host names (the runtime's resolver). Default getaddrinfo. */
+  readonly resolver?: HostResolver;
 }
 
 interface Prepared {
@@ -40,6 +42,8 @@ interface Prepared {
   /** The workspace is bound read-write (the grant covers writing all of it). */
   readonly writable: boolean;
   readonly collect: readonly string[];
+  /** `network: allowlist`: the task's grant, which the proxy asks about each connection. */
+  readonly destinationGrant: DestinationGrant | null;
 }
 
 function outcomeOf(r: RunResult): { status: CallStatus; error?: ErrorBody } {
@@ -71,16 +75,18 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
     ...(opts.toolchains !== undefined ? { toolchains: opts.toolchains } : {}),
   });
 
+  const resolver = opts.resolver ?? systemResolver();
+
   return defineTool<ShellExecArgs, ShellExecResult, Prepared>({
     name: 'shell.exec',
     module: import.meta.url,
-    version: '1.1.0',
+    version: '1.2.0',
     description:
       'Run a command (argv, or a bash/sh script) in a sandbox: read-only system, the workspace mounted read-write, no network unless asked, limits on CPU, memory, processes and output. Returns the exit code, why it ended, head and tail of stdout and stderr (full streams as artifacts), and the workspace paths it changed.',
     owner: 'toolgate',
     effect_class: 'execute',
     reversible: false,
-    capabilities: ['process', 'fs.read', 'fs.write'],
+    capabilities: ['process', 'fs.read', 'fs.write', 'network'],
     args: shellExecArgs,
     result: shellExecResult,
     timeout_ms: 3_600_000 + 60_000,
@@ -109,10 +115,21 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         ...collect.map((path): Resource => ({ kind: 'path', path, access: 'read' })),
       ];
       if (args.network === 'host') resources.push({ kind: 'host', host: '*', port: null });
+      let destinationGrant: DestinationGrant | null = null;
+      if (args.network === 'allowlist') {
+        if (!ctx.destinationGrant) throw new ToolgateError('internal_error', 'shell.exec with network allowlist needs the grant of the task to authorize its connections');
+        destinationGrant = await ctx.destinationGrant();
+        // The destinations are known only at connect time: the action names the grant's host
+        // entries (what the command may reach at most), and the proxy authorizes each connection
+        // against the grant then. No entry: `*`, which the grant refuses by name.
+        const entries = destinationGrant.hostEntries?.() ?? [];
+        resources.push(...(entries.length > 0 ? entries.map((e): Resource => ({ kind: 'host', host: e.host, port: e.port })) : [{ kind: 'host' as const, host: '*', port: null }]));
+      }
+      const networked = args.network === 'host' || args.network === 'allowlist';
       return {
         resources,
-        ...(args.network === 'host' ? { effect_class: 'network' as const } : {}),
-        prepared: { cwd: cwd.path === '.' ? ctx.workspace.root : join(ctx.workspace.root, cwd.path), writable, collect },
+        ...(networked ? { effect_class: 'network' as const } : {}),
+        prepared: { cwd: cwd.path === '.' ? ctx.workspace.root : join(ctx.workspace.root, cwd.path), writable, collect, destinationGrant },
       };
     },
     async execute(ctx) {
@@ -137,6 +154,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         idleTimeoutMs: args.idle_timeout_ms ?? null,
         ...(args.limits ? { limits: args.limits } : {}),
         network: args.network ?? 'none',
+        ...(prepared.destinationGrant ? { proxy: { grant: prepared.destinationGrant, resolver } } : {}),
         pty: args.pty ?? false,
         workspaceWritable: writable,
         // The toolchains go ahead of the default PATH; a PATH the call gives is taken as given.
@@ -190,6 +208,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         killed_after_exit: run.killed_after_exit,
         collected,
         notes: [...built.notes, ...run.notes, ...(before === null && writable ? ['changed_paths: the workspace is not a git work tree'] : [])],
+        ...(run.network ? { network: run.network } : {}),
       };
       const artifacts = [run.stdout.artifact, run.stderr.artifact, ...collected.map((c) => c.artifact)].filter((a): a is ArtifactRef => a !== null);
       const { status, error } = outcomeOf(run);
@@ -199,7 +218,14 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         ...(error ? { error } : {}),
         truncated: run.stdout.omitted_bytes > 0 || run.stderr.omitted_bytes > 0,
         artifacts,
-        evidence: { revision, isolation: run.isolation.level, changed_paths: changed?.paths.length ?? null, exit_code: run.exit_code, reason: run.reason },
+        evidence: {
+          revision,
+          isolation: run.isolation.level,
+          changed_paths: changed?.paths.length ?? null,
+          exit_code: run.exit_code,
+          reason: run.reason,
+          ...(run.network ? { connections: { allowed: run.network.allowed, refused: run.network.refused, failed: run.network.failed, bytes_up: run.network.bytes_up, bytes_down: run.network.bytes_down } } : {}),
+        },
       };
     },
     async reconcile() {
