@@ -5,7 +5,8 @@ import { changedPaths, systemResolver, type DestinationGrant, type HostResolver 
 import { checkToolchainConfig, defaultHomes, sandboxCache, type RunResult, type ToolchainConfig } from '../../sandbox/index.js';
 import { gitStatus } from './git-status.js';
 import { collectFiles } from './collect.js';
-import { buildEnv } from './environment.js';
+import { buildEnv, DEFAULT_ENV } from './environment.js';
+import { intentResources } from './intent.js';
 import { shellExecArgs, shellExecResult, type ShellExecArgs, type ShellExecResult } from './schema.js';
 
 export const SHELL_EXEC_DEFAULT_TIMEOUT_MS = 120_000;
@@ -80,7 +81,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
   return defineTool<ShellExecArgs, ShellExecResult, Prepared>({
     name: 'shell.exec',
     module: import.meta.url,
-    version: '1.2.0',
+    version: '1.3.0',
     description:
       'Run a command (argv, or a bash/sh script) in a sandbox: read-only system, the workspace mounted read-write, no network unless asked, limits on CPU, memory, processes and output. Returns the exit code, why it ended, head and tail of stdout and stderr (full streams as artifacts), and the workspace paths it changed.',
     owner: 'toolgate',
@@ -114,6 +115,9 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         { kind: 'path', path: '.', access: writable ? 'write' : 'read' },
         ...collect.map((path): Resource => ({ kind: 'path', path, access: 'read' })),
       ];
+      // Every program the line runs, and the files its redirections name (docs/shell-intent.md).
+      const path = args.env?.set?.['PATH'] ?? (args.env?.pass?.includes('PATH') ? (opts.hostEnv ?? process.env)['PATH'] : undefined) ?? DEFAULT_ENV['PATH'] ?? '';
+      resources.push(...(await intentResources(args, ctx, cwd.path, path)).resources);
       if (args.network === 'host') resources.push({ kind: 'host', host: '*', port: null });
       let destinationGrant: DestinationGrant | null = null;
       if (args.network === 'allowlist') {

@@ -23,6 +23,13 @@ export interface ShellRig {
   done(): Promise<void>;
 }
 
+/**
+ * Every line through: the rig's tests attack the sandbox, so policy must not stop an attack first
+ * (with the default policy a redirection into .git or from a secret path is refused before it
+ * runs: test/tools/shell-exec/intent.test.ts).
+ */
+export const PERMIT_ALL = [{ name: 'sandbox-under-test.cedar', text: 'permit (principal, action, resource);' }];
+
 /** A runtime with shell.exec over a fresh workspace (a git repo with one commit when `git`). */
 export async function shellRig(o: { git?: boolean; workspace?: (base: string) => string; secretPatterns?: string[] } = {}): Promise<ShellRig> {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'tg-shell-')));
@@ -39,6 +46,7 @@ export async function shellRig(o: { git?: boolean; workspace?: (base: string) =>
     stateDir: join(base, 'state'),
     tools: [createShellExec({ graceMs: 300 }) as never],
     grant: GRANT,
+    policies: PERMIT_ALL,
     ...(o.secretPatterns ? { secretPatterns: o.secretPatterns } : {}),
   });
   let seq = 0;

@@ -1,3 +1,4 @@
+import { PERMIT_ALL } from './rig.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -22,7 +23,7 @@ interface Rig {
   done(): Promise<void>;
 }
 
-async function rig(o: { git?: boolean; stateBase?: string; tool?: ShellExecOptions; grant?: TaskGrant } = {}): Promise<Rig> {
+async function rig(o: { git?: boolean; stateBase?: string; tool?: ShellExecOptions; grant?: TaskGrant; policies?: typeof PERMIT_ALL } = {}): Promise<Rig> {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'tg-shell-')));
   const workspace = join(base, 'ws');
   mkdirSync(workspace);
@@ -34,7 +35,7 @@ async function rig(o: { git?: boolean; stateBase?: string; tool?: ShellExecOptio
     execFileSync('git', ['-C', workspace, 'add', '.']);
     execFileSync('git', ['-C', workspace, '-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'init']);
   }
-  const rt = await createRuntime({ workspace, stateDir: state, tools: [createShellExec({ graceMs: 300, ...o.tool }) as never], grant: o.grant ?? GRANT });
+  const rt = await createRuntime({ workspace, stateDir: state, tools: [createShellExec({ graceMs: 300, ...o.tool }) as never], grant: o.grant ?? GRANT, ...(o.policies ? { policies: o.policies } : {}) });
   return {
     rt,
     workspace,
@@ -220,7 +221,12 @@ test('with workspaceWrite false the workspace is read-only and the action asks o
     const receipt = await r.rt.call(call({ shell: 'sh', script: 'echo x > f' }));
     assert.equal(receipt.status, 'failed');
     assert.equal(resultOf(receipt).isolation.workspace, 'read-only');
-    assert.ok(receipt.normalized_action?.resources.every((x) => x.kind !== 'path' || x.access !== 'write'));
+    // The workspace is asked for reading only; the write the line attempts is named as what it is.
+    assert.deepEqual(
+      receipt.normalized_action?.resources.filter((x) => x.kind === 'path' && x.access === 'write'),
+      [{ kind: 'path', path: 'f', access: 'write' }],
+    );
+    assert.ok(receipt.normalized_action?.resources.some((x) => x.kind === 'path' && x.path === '.' && x.access === 'read'));
   } finally {
     await r.done();
   }
@@ -230,7 +236,11 @@ test('a grant without write binds the workspace read-only, and the action says s
   const r = await rig({ grant: { tools: ['*'], effects: ['read', 'execute'], read: ['**'], write: [] } });
   try {
     writeFileSync(join(r.workspace, 'kept.txt'), 'kept\n');
-    const receipt = await r.rt.call(call({ shell: 'sh', script: 'cat kept.txt; echo x > kept.txt' }));
+    // A literal redirection into kept.txt is a write the grant does not cover: refused before it runs.
+    const named = await r.rt.call(call({ shell: 'sh', script: 'cat kept.txt; echo x > kept.txt' }));
+    assert.equal(named.error?.code, 'policy_denied', JSON.stringify(named.error));
+    // A target computed at run time names no path: the read-only binding stops it.
+    const receipt = await r.rt.call(call({ shell: 'sh', script: 'cat kept.txt; f=kept.txt; echo x > "$f"' }));
     assert.equal(receipt.status, 'failed', JSON.stringify(receipt.error));
     assert.equal(resultOf(receipt).isolation.workspace, 'read-only');
     assert.match(resultOf(receipt).stdout.preview, /kept/);
@@ -266,7 +276,8 @@ test('without bubblewrap the receipt is isolation_unavailable and nothing runs; 
 });
 
 test('a writable workspace still keeps git hooks, git config and toolgate.config.json read-only', async () => {
-  const r = await rig({ git: true });
+  // Policy lets every line through: the default refuses the redirection into .git before it runs.
+  const r = await rig({ git: true, policies: PERMIT_ALL });
   try {
     writeFileSync(join(r.workspace, 'toolgate.config.json'), '{}');
     const script = [
