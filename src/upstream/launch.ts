@@ -3,9 +3,9 @@
 // the runtime's state dir hidden, home dot-entries hidden, all capabilities dropped, a new pid
 // namespace (killing bubblewrap ends every process of the server), and no network unless the
 // configuration says `host`.
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, isAbsolute, resolve, sep } from 'node:path';
 import { ToolgateError } from '../protocol/index.js';
 import { NO_WORKSPACE_MOUNTS, Sandbox, bwrapArgs, defaultHomes, resolveToolchains, type SandboxProfile } from '../sandbox/index.js';
 import type { StdioUpstream } from './config.js';
@@ -33,6 +33,40 @@ const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 /** Variables StdioClientTransport adds from Toolgate's own environment: not the server's unless configured. */
 const TRANSPORT_DEFAULTS = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'];
+
+const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+
+/**
+ * What the server's own program needs to see, read-only: the command and every argument that is
+ * an absolute path (a script, a package's entry point), each as its directory, and the nearest
+ * `node_modules` above it (where a script's imports resolve). The sandbox gives a private /tmp and
+ * hides home dot-entries, so a server installed under either would not start otherwise. Nothing
+ * inside (or around) a hidden path is bound: the state dir and the workspace stay out of reach.
+ */
+export function programMounts(u: Pick<StdioUpstream, 'command' | 'args'>, hide: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const word of [u.command, ...u.args]) {
+    if (!isAbsolute(word) || !existsSync(word)) continue;
+    const file = realpathSync(word);
+    const dir = statSync(file).isDirectory() ? file : dirname(file);
+    const modules = dir.split(sep).lastIndexOf('node_modules');
+    const candidates = [dir];
+    if (modules > 0) candidates.push(dir.split(sep).slice(0, modules + 1).join(sep));
+    else {
+      for (let up = dir; up !== dirname(up); up = dirname(up)) {
+        if (existsSync(resolve(up, 'node_modules'))) {
+          candidates.push(resolve(up, 'node_modules'));
+          break;
+        }
+      }
+    }
+    for (const c of candidates) {
+      if (c === sep || hide.some((h) => inside(c, h) || inside(h, c))) continue;
+      out.add(c);
+    }
+  }
+  return [...out].sort();
+}
 
 /** The sandboxed command line for one stdio upstream. */
 export function launchOf(name: string, u: StdioUpstream, ctx: LaunchContext): Launch {
@@ -80,6 +114,7 @@ export function launchOf(name: string, u: StdioUpstream, ctx: LaunchContext): La
   if (info >= 0) args.splice(info, 2);
   // Mount operations run in argument order: this bind comes after every mask and hidden path.
   if (shown) args.push('--bind', real, real);
+  for (const p of programMounts(u, ctx.hide)) args.push('--ro-bind', p, p);
   const env: Record<string, string> = {};
   const set: string[] = [];
   for (const [k, v] of Object.entries(u.env)) {
