@@ -8,15 +8,18 @@ import type { Sandbox } from './sandbox.js';
 
 const GIT_TIMEOUT_MS = 15_000;
 
-/** Collects a stream in memory instead of an artifact (bounded by the output cap). */
-function memoryWriter(into: Buffer[]): ArtifactWriter {
+/**
+ * Collects a stream in memory instead of an artifact (bounded by the caller's output cap): for
+ * Toolgate's own git runs, whose output is parsed, never stored.
+ */
+export function memoryWriter(into: Buffer[], role: string): ArtifactWriter {
   let bytes = 0;
   return {
     write: (c) => {
       into.push(Buffer.from(c));
       bytes += c.length;
     },
-    close: () => ({ digest: 'sha256:' as Digest, bytes, media_type: 'application/octet-stream', role: 'git-status' }),
+    close: () => ({ digest: 'sha256:' as Digest, bytes, media_type: 'application/octet-stream', role }),
     abort: () => {},
   };
 }
@@ -34,7 +37,7 @@ export function gitInSandbox(sandbox: Sandbox): ConfinedGit {
       workspaceWritable: false,
       limits: { output_bytes: MAX_STATUS_BYTES },
       signal,
-      openArtifact: () => memoryWriter(full),
+      openArtifact: () => memoryWriter(full, 'git-status'),
     });
     if (r.reason !== 'exited' || r.exit_code !== 0) return null;
     return full.length ? Buffer.concat(full).toString('utf8') : r.stdout.preview;

@@ -4,22 +4,10 @@
 // Stricter than git in three ways, each because a grant glob must mean one thing: only printable
 // ASCII (a homograph of a granted branch is refused, not matched or missed), no `HEAD`-like
 // symbolic names, and a full name always starts with `refs/` and has at least three components.
-import { ToolgateError } from '../../protocol/index.js';
+import { ToolgateError, type ErrorDataByCode } from '../../protocol/index.js';
 
-export type RefFault =
-  | 'empty'
-  | 'not_ascii'
-  | 'control_character'
-  | 'forbidden_character'
-  | 'wildcard'
-  | 'double_dot'
-  | 'at_brace'
-  | 'bad_component'
-  | 'bad_slash'
-  | 'trailing_dot'
-  | 'symbolic'
-  | 'too_short'
-  | 'too_long';
+/** Why a ref is refused: the protocol's list (invalid_resource, kind ref) is the one place it is written. */
+export type RefFault = Extract<ErrorDataByCode['invalid_resource'], { readonly kind: 'ref' }>['reason'];
 
 export const MAX_REF_BYTES = 1024;
 

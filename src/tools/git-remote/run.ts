@@ -4,9 +4,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Digest } from '../../protocol/index.js';
-import type { ArtifactWriter } from '../../registry/index.js';
-import { supervise, type ExitReason } from '../../sandbox/index.js';
+import { memoryWriter, supervise, type ExitReason } from '../../sandbox/index.js';
 
 const OUTPUT_CAP = 1024 * 1024;
 const GRACE_MS = 500;
@@ -18,18 +16,6 @@ export interface GitRun {
   readonly stdout: string;
   readonly stderr: string;
   readonly duration_ms: number;
-}
-
-function memoryWriter(into: Buffer[]): ArtifactWriter {
-  let bytes = 0;
-  return {
-    write: (c) => {
-      into.push(Buffer.from(c));
-      bytes += c.length;
-    },
-    close: () => ({ digest: 'sha256:' as Digest, bytes, media_type: 'application/octet-stream', role: 'git-output' }),
-    abort: () => {},
-  };
 }
 
 export async function runGitProcess(o: {
@@ -60,7 +46,7 @@ export async function runGitProcess(o: {
     secrets: o.secrets,
     cgroups: null,
     signal: o.signal,
-    openArtifact: (s) => memoryWriter(full[s]),
+    openArtifact: (s) => memoryWriter(full[s], 'git-output'),
     onChunk: undefined,
     joinInit: null,
     onSpawn: o.onSpawn,
