@@ -14,7 +14,7 @@ import {
   type TaskGrant,
 } from '../../src/policy/index.js';
 import { PathClassifier } from '../../src/resources/index.js';
-import { A1, fetchOf, NOW, pushOf, readOf, stateFile, T1, testRegistry, writeOf, act } from './fixtures.js';
+import { A1, fetchOf, NOW, pushOf, readOf, stateFile, T1, testRegistry, writeOf, act, validatedAgainst } from './fixtures.js';
 
 const manifest = testRegistry().manifest;
 const state = stateFile();
@@ -67,19 +67,7 @@ describe('requests built for Cedar', () => {
     ];
     for (const a of actions) {
       for (const r of cedarRequestsOf(a, subject, A1, NOW, new PathClassifier())) {
-        const answer = cedar.isAuthorized({
-          principal: { type: 'Toolgate::Task', id: r.principal.id },
-          action: { type: 'Toolgate::Action', id: r.action },
-          resource: { type: `Toolgate::${r.resource.type}`, id: r.resource.id },
-          context: r.context,
-          schema,
-          validateRequest: true,
-          policies: { staticPolicies: 'permit (principal, action, resource);' },
-          entities: [
-            { uid: { type: 'Toolgate::Task', id: r.principal.id }, attrs: r.principal.attrs, parents: [] },
-            { uid: { type: `Toolgate::${r.resource.type}`, id: r.resource.id }, attrs: r.resource.attrs, parents: [] },
-          ],
-        });
+        const answer = validatedAgainst(schema, r);
         assert.equal(answer.type, 'success', `${a.tool} ${r.resource.type} ${r.resource.id}: ${JSON.stringify(answer)}`);
       }
     }

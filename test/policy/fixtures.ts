@@ -1,13 +1,14 @@
 // Shared parts for policy tests: a registry with one tool per resource kind, a real SQLite
 // state file with the policy tables, and normalized actions built the way tools build them.
 import Database from 'better-sqlite3';
+import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { digestOf, type AttemptId, type EffectClass, type NormalizedAction, type Resource, type TaskId } from '../../src/protocol/index.js';
 import { defineTool, Registry, type AnyTool, type CapabilityDimension } from '../../src/registry/index.js';
-import type { PolicyStores } from '../../src/policy/index.js';
+import type { CedarRequest, PolicyStores } from '../../src/policy/index.js';
 import { migratePolicyTables, sqlitePolicyStores } from '../../src/store/sqlite/policy-tables.js';
 import { builtinTools } from '../../src/tools/index.js';
 
@@ -100,4 +101,21 @@ export function stateFile(): StateFile & { dispose(): void } {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Cedar's own request and entity validation of a request Toolgate built, against a schema. */
+export function validatedAgainst(schema: cedar.SchemaJson<string>, r: CedarRequest): cedar.AuthorizationAnswer {
+  return cedar.isAuthorized({
+    principal: { type: 'Toolgate::Task', id: r.principal.id },
+    action: { type: 'Toolgate::Action', id: r.action },
+    resource: { type: `Toolgate::${r.resource.type}`, id: r.resource.id },
+    context: r.context,
+    schema,
+    validateRequest: true,
+    policies: { staticPolicies: 'permit (principal, action, resource);' },
+    entities: [
+      { uid: { type: 'Toolgate::Task', id: r.principal.id }, attrs: r.principal.attrs, parents: [] },
+      { uid: { type: `Toolgate::${r.resource.type}`, id: r.resource.id }, attrs: r.resource.attrs, parents: [] },
+    ],
+  });
 }

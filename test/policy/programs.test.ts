@@ -3,11 +3,10 @@
 // command that cannot be resolved (refused by anything that restricts programs, run otherwise).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { bindGrant, CedarPolicySet, cedarRequestsOf, cedarSchemaOf, CompiledGrant, DEFAULT_POLICY_SOURCE, PolicyAuthorizer, type TaskGrant } from '../../src/policy/index.js';
 import type { NormalizedAction, ProgramResource, Resource } from '../../src/protocol/index.js';
 import { PathClassifier } from '../../src/resources/index.js';
-import { A1, act, NOW, stateFile, T1, testRegistry } from './fixtures.js';
+import { A1, act, NOW, stateFile, T1, testRegistry, validatedAgainst } from './fixtures.js';
 
 const manifest = testRegistry().manifest;
 const state = stateFile();
@@ -50,19 +49,7 @@ describe('Toolgate::Program in Cedar', () => {
   it('a program resource passes Cedar request and entity validation against the generated schema', () => {
     const schema = cedarSchemaOf(manifest);
     for (const r of cedarRequestsOf(shell(program('git', ['push', 'origin']), unresolved('eval')), subject, A1, NOW, new PathClassifier())) {
-      const answer = cedar.isAuthorized({
-        principal: { type: 'Toolgate::Task', id: r.principal.id },
-        action: { type: 'Toolgate::Action', id: r.action },
-        resource: { type: `Toolgate::${r.resource.type}`, id: r.resource.id },
-        context: r.context,
-        schema,
-        validateRequest: true,
-        policies: { staticPolicies: 'permit (principal, action, resource);' },
-        entities: [
-          { uid: { type: 'Toolgate::Task', id: r.principal.id }, attrs: r.principal.attrs, parents: [] },
-          { uid: { type: `Toolgate::${r.resource.type}`, id: r.resource.id }, attrs: r.resource.attrs, parents: [] },
-        ],
-      });
+      const answer = validatedAgainst(schema, r);
       assert.equal(answer.type, 'success', `${r.resource.type} ${r.resource.id}: ${JSON.stringify(answer)}`);
     }
   });
