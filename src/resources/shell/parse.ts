@@ -46,7 +46,12 @@ function accessOf(op: string): RedirectAccess | null {
   return null; // >& <& duplications, or an operator that names no file
 }
 
+/** Syntax nested deeper than this is not walked (an error): the walk recurses, and must not overflow the stack. */
+export const MAX_NESTING = 256;
+const TOO_DEEP = `syntax nested deeper than ${MAX_NESTING} levels`;
+
 class Walker {
+  #depth = 0;
   readonly commands: SimpleCommand[] = [];
   readonly redirections: Redirection[] = [];
   readonly functions = new Set<string>();
@@ -54,6 +59,19 @@ class Walker {
   readonly errors: string[] = [];
 
   visit(node: Node, context: readonly string[]): void {
+    if (this.#depth >= MAX_NESTING) {
+      if (!this.errors.includes(TOO_DEEP)) this.errors.push(TOO_DEEP);
+      return;
+    }
+    this.#depth++;
+    try {
+      this.#visit(node, context);
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  #visit(node: Node, context: readonly string[]): void {
     if (node.isError || node.isMissing) {
       this.errors.push(node.isMissing ? `missing ${node.type}` : node.text.slice(0, 200));
       return;

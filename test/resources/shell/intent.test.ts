@@ -93,6 +93,14 @@ describe('shell intent: what a line runs, attempt by attempt', () => {
     assert.deepEqual(summary(await argvIntent(['sh', '-c', 'id; curl x.test'], { cwd: '/tmp' })), { programs: ['id<sh -c', 'curl<sh -c net', 'sh code'], unresolved: [] });
   });
 
+  it('syntax nested past the bound is a parse error, not a stack overflow; ordinary nesting is read', async () => {
+    for (const n of [300, 20_000]) {
+      const deep = await shellIntent(`${'( '.repeat(n)}curl x.test${' )'.repeat(n)}`, { cwd: '/tmp' });
+      assert.deepEqual(deep.unresolved.map((u) => u.reason), ['parse_error'], `${n} levels`);
+    }
+    assert.deepEqual(summary(await shellIntent(`${'( '.repeat(20)}curl x.test${' )'.repeat(20)}`, { cwd: '/tmp' })), { programs: ['curl net'], unresolved: [] });
+  });
+
   it('redirections name their targets with the access they need', async () => {
     const i = await shellIntent('sort < in.txt > out.txt 2>>log.txt; echo x >&2; cat "$(mktemp)" > "$F" &> all.txt', { cwd: '/tmp' });
     assert.deepEqual(
