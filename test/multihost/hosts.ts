@@ -22,15 +22,23 @@ export class Host {
   readonly #events: { kind: string }[] = [];
   readonly #eventWaiters: (() => void)[] = [];
   #next = 0;
+  #stderr = '';
+  readonly #stderrEnded: Promise<unknown>;
 
   constructor(name: string, config: HostConfig) {
     this.name = name;
     this.child = fork(CHILD, [JSON.stringify(config)], {
       execArgv: ['--import', 'tsx'],
       env: { ...process.env, TOOLGATE_HOST_ID: name },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+    });
+    // Its stderr still reaches ours, and its tail goes into the error of a host that exits early.
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-4_000);
     });
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+    this.#stderrEnded = new Promise((resolve) => this.child.stderr?.once('end', resolve));
     void this.exited.then(() => {
       for (const [id, done] of this.#waiting) {
         this.#waiting.delete(id);
@@ -59,7 +67,11 @@ export class Host {
         this.#events.splice(i, 1);
         return;
       }
-      if (this.child.exitCode !== null || this.child.signalCode !== null) throw new Error(`${this.name} exited before '${kind}'`);
+      if (this.child.exitCode !== null || this.child.signalCode !== null) {
+        // The tail of its stderr may still be in the pipe; a grandchild holding it open is not waited for.
+        await Promise.race([this.#stderrEnded, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+        throw new Error(`${this.name} exited before '${kind}' (${this.child.exitCode ?? this.child.signalCode}); its stderr ended with:\n${this.#stderr}`);
+      }
       if (Date.now() > until) throw new Error(`${this.name}: no '${kind}' within ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, 1_000);

@@ -36,6 +36,32 @@ export interface SqliteStoreOptions extends SqliteOptions {
   readonly dir: string;
 }
 
+/** How long processes opening one new file together may keep each other from switching it to WAL. */
+const WAL_SWITCH_BOUND_MS = 10_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Switches the file to WAL. The switch takes an exclusive lock, and when two processes open one
+ * new file at the same moment each holds the shared lock the other waits for: SQLite answers
+ * SQLITE_BUSY at once instead of waiting (its busy handler would deadlock), so two hosts started
+ * together on one state folder lost one of them. The switch is retried, with a short pause,
+ * until it succeeds or the bound passes; once the file is in WAL mode it stays so and the
+ * pragma no longer needs the lock.
+ */
+function enterWal(db: Db): void {
+  const until = Date.now() + WAL_SWITCH_BOUND_MS;
+  for (let wait = 2; ; wait = Math.min(wait * 2, 100)) {
+    try {
+      const mode = String(db.pragma('journal_mode = WAL', { simple: true }));
+      if (mode === 'wal') return;
+      throw new Error(`the database stayed in journal mode ${mode}, not wal`);
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > until) throw e;
+      Atomics.wait(pause, 0, 0, wait + Math.floor(Math.random() * wait));
+    }
+  }
+}
+
 /** The embedded default store: one SQLite file for receipts, effects, tasks and the audit chain. */
 export class SqliteStore implements Store {
   readonly db: Db;
@@ -68,7 +94,7 @@ export class SqliteStore implements Store {
       mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
       const db = new Database(this.path);
       try {
-        db.pragma('journal_mode = WAL');
+        enterWal(db);
         db.pragma(`synchronous = ${opts.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
         db.pragma('busy_timeout = 5000');
         db.pragma('foreign_keys = ON');
