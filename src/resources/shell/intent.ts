@@ -33,7 +33,7 @@ export interface ProgramUse {
 }
 
 export interface Unresolved {
-  readonly reason: 'dynamic_command_name' | 'eval' | 'source' | 'unsupported_wrapper' | 'parse_error' | 'too_deep' | 'wrapper_options' | 'interpreter_file';
+  readonly reason: 'dynamic_command_name' | 'eval' | 'source' | 'unsupported_wrapper' | 'parse_error' | 'too_deep' | 'wrapper_options' | 'interpreter_file' | 'session_state';
   readonly text: string;
 }
 

@@ -1,12 +1,11 @@
 import { join } from 'node:path';
 import { errorBody, ToolgateError, type ArtifactRef, type CallStatus, type Digest, type ErrorBody, type Resource } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { changedPaths, systemResolver, type DestinationGrant, type HostResolver } from '../../resources/index.js';
+import { changedPaths, intentResources, systemResolver, type DestinationGrant, type HostResolver } from '../../resources/index.js';
 import { checkToolchainConfig, defaultHomes, sandboxCache, type RunResult, type ToolchainConfig } from '../../sandbox/index.js';
 import { gitStatus } from './git-status.js';
 import { collectFiles } from './collect.js';
 import { buildEnv, DEFAULT_ENV } from './environment.js';
-import { intentResources } from './intent.js';
 import { shellExecArgs, shellExecResult, type ShellExecArgs, type ShellExecResult } from './schema.js';
 
 export const SHELL_EXEC_DEFAULT_TIMEOUT_MS = 120_000;
