@@ -163,7 +163,7 @@ class Collector {
       this.unresolved.push({ reason: 'too_deep', text });
       return;
     }
-    const resolved = this.#resolver.resolve(head.literal);
+    const resolved = await this.#resolver.resolve(head.literal);
     const name = resolved.name;
     const base = head.literal.includes('/') ? name : head.literal;
     const args = words.slice(1);
