@@ -1,7 +1,7 @@
 import { isAbsolute, relative } from 'node:path';
 import { abortKindOf, errorBody, ToolgateError, type ArtifactRef, type Resource, type TaskId } from '../../protocol/index.js';
 import { defineTool, type ExecuteContext, type ToolDefinition, type ToolOutcome } from '../../registry/index.js';
-import { changedPaths, intentResources, unresolvedOf } from '../../resources/index.js';
+import { changedPaths, intentResources, SANDBOX_PATH, unresolvedOf } from '../../resources/index.js';
 import { checkToolchainConfig, DEFAULT_LIMITS, defaultHomes, sandboxCache, SandboxSession, type Sandbox, type DriverReport, type ToolchainConfig } from '../../sandbox/index.js';
 import { shellSessionArgs, shellSessionResult, type ShellSessionArgs, type ShellSessionResult } from './schema.js';
 import { sessionResult, statusOf, type ResultParts } from './result.js';
@@ -15,7 +15,7 @@ const FOLLOW_DEFAULT_YIELD_MS = 1_000;
 
 /** What every session starts with; HOME is the sandbox's private /tmp. */
 const START_ENV: Readonly<Record<string, string>> = {
-  PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  PATH: SANDBOX_PATH,
   HOME: '/tmp',
   LANG: 'C.UTF-8',
 };
@@ -242,7 +242,7 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
           // functions and aliases from earlier runs, which the text of this one cannot show: the
           // action also names that as unresolved, so a policy that restricts programs refuses a
           // session command (fail closed) while a grant without program rules runs it.
-          resources.push(...(await intentResources({ script: args.command ?? '' }, ctx, '.', START_ENV['PATH'] ?? '')).resources, unresolvedOf('session_state'));
+          resources.push(...(await intentResources({ script: args.command ?? '' }, ctx, '.', SANDBOX_PATH)).resources, unresolvedOf('session_state'));
         }
         return { resources, prepared: { writable } };
       },
