@@ -3,7 +3,7 @@
 // substitutions (in arguments, assignments, redirections and unquoted here-documents), and
 // the redirections with their targets. What the grammar could not parse is reported, never
 // guessed around.
-import { bashParser, type Language, type Node } from './grammar.js';
+import { bashParser, type Language, type Node, type Tree } from './grammar.js';
 import { wordOf, type Word } from './words.js';
 
 export interface SimpleCommand {
@@ -35,6 +35,13 @@ export interface ParsedScript {
   readonly aliases: ReadonlyMap<string, string>;
   /** Text the grammar could not parse (ERROR or MISSING nodes). */
   readonly errors: readonly string[];
+  /**
+   * The script as its syntax, spelling removed: the tree's nodes and operators, each word as
+   * bash reads it (quotes removed, escapes applied; a computed one as its source), comments and
+   * `;`/newline terminators left out. `pytest  "-q"&&make` and `pytest -q && make` have one
+   * form; `a && b` and `a || b`, or another here-document body, do not. Approvals bind to it.
+   */
+  readonly canonical: string;
 }
 
 const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>']);
@@ -221,16 +228,50 @@ class Walker {
   }
 }
 
+/** Nodes whose value is a word: the form takes their value, not their spelling. */
+const WORDISH = new Set(['word', 'number', 'string', 'raw_string', 'ansi_c_string', 'concatenation', 'translated_string']);
+/** Terminators that separate commands without changing what runs. */
+const TERMINATORS = new Set([';', '\n']);
+
+/** The canonical form of a parsed tree (ParsedScript.canonical), walked with a cursor. */
+function canonicalOf(tree: Tree): string {
+  const out: string[] = [];
+  const cursor = tree.walk();
+  try {
+    for (;;) {
+      const type = cursor.nodeType;
+      if (type === 'comment' || TERMINATORS.has(type)) {
+        // left out
+      } else if (WORDISH.has(type)) {
+        out.push(JSON.stringify(wordOf(cursor.currentNode)));
+      } else if (cursor.gotoFirstChild()) {
+        out.push(`(${type}`);
+        continue;
+      } else {
+        // A leaf: an operator or keyword is its type; a named leaf (a here-document body, a variable name) keeps its text.
+        out.push(cursor.nodeIsNamed ? `${type}:${JSON.stringify(cursor.nodeText)}` : JSON.stringify(type));
+      }
+      // Next sibling, or climb (closing each node left) until one has one.
+      while (!cursor.gotoNextSibling()) {
+        if (!cursor.gotoParent()) return out.join(' ');
+        out.push(')');
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
+}
+
 /** Parses `script` as bash. */
 export async function parseBash(script: string): Promise<ParsedScript> {
   const parser = await bashParser();
   const tree = parser.parse(script);
-  if (!tree) return { commands: [], redirections: [], functions: new Set(), aliases: new Map(), errors: ['the parser returned no tree'] };
+  if (!tree) return { commands: [], redirections: [], functions: new Set(), aliases: new Map(), errors: ['the parser returned no tree'], canonical: '' };
   try {
     const root = tree.rootNode;
     const w = new Walker(tree.language, root.hasError);
     w.visit(w.seen(root), [], false);
-    return { commands: w.commands, redirections: w.redirections, functions: w.functions, aliases: w.aliases, errors: w.errors };
+    return { commands: w.commands, redirections: w.redirections, functions: w.functions, aliases: w.aliases, errors: w.errors, canonical: canonicalOf(tree) };
   } finally {
     tree.delete();
   }

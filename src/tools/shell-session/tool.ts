@@ -242,7 +242,10 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
           // functions and aliases from earlier runs, which the text of this one cannot show: the
           // action also names that as unresolved, so a policy that restricts programs refuses a
           // session command (fail closed) while a grant without program rules runs it.
-          resources.push(...(await intentResources({ script: args.command ?? '' }, ctx, '.', SANDBOX_PATH)).resources, unresolvedOf('session_state'));
+          const intent = await intentResources({ script: args.command ?? '' }, ctx, '.', SANDBOX_PATH);
+          resources.push(...intent.resources, unresolvedOf('session_state'));
+          const { command: _command, ...rest } = args;
+          return { resources, prepared: { writable }, binding: { command: intent.intent.canonical, rest } };
         }
         return { resources, prepared: { writable } };
       },

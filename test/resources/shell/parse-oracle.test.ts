@@ -35,7 +35,10 @@ const line: fc.Arbitrary<string> = fc.letrec<{ s: string }>((tie) => ({
 })).s;
 const noise = fc.string({ unit: fc.constantFrom(...'ab ;|&()<>{}[]$"\'`\n=\\#!*'.split('')), maxLength: 60 });
 
-const same = async (script: string): Promise<void> => assert.deepEqual(await parseBash(script), await referenceParseBash(script), JSON.stringify(script));
+const same = async (script: string): Promise<void> => {
+  const { canonical: _, ...walked } = await parseBash(script);
+  assert.deepEqual(walked, await referenceParseBash(script), JSON.stringify(script));
+};
 
 test('the walk sees generated scripts of every form as the plain walk does', async () => {
   await fc.assert(fc.asyncProperty(line, same), { numRuns: 400 });

@@ -137,7 +137,7 @@ class Walker {
 }
 
 /** Parses `script` as bash, walking with plain Node properties. */
-export async function referenceParseBash(script: string): Promise<ParsedScript> {
+export async function referenceParseBash(script: string): Promise<Omit<ParsedScript, 'canonical'>> {
   const parser = await bashParser();
   const tree = parser.parse(script);
   if (!tree) return { commands: [], redirections: [], functions: new Set(), aliases: new Map(), errors: ['the parser returned no tree'] };
