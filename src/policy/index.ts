@@ -31,6 +31,8 @@ export type {
   ApprovalStatus,
   ApprovalBinding,
   ApprovalStore,
+  ApprovalAsk,
+  AskUse,
   BudgetStore,
   BudgetUsageRow,
   DenialStore,
