@@ -45,7 +45,8 @@ export interface Answer {
   readonly text: string;
 }
 
-export function answerOf(r: { isError?: boolean; structuredContent?: Record<string, unknown>; content?: unknown[]; _meta?: Record<string, unknown> }): Answer {
+export function answerOf(result: unknown): Answer {
+  const r = result as { isError?: boolean; structuredContent?: Record<string, unknown>; content?: unknown[]; _meta?: Record<string, unknown> };
   const error = r.structuredContent?.['error'] as { code?: string; data?: Record<string, unknown> } | undefined;
   const text = (r.content ?? []).map((c) => (c as { text?: string }).text ?? '').join('\n');
   return {
