@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { createRuntime, type Runtime } from '../../src/runtime/index.js';
+import type { StoreFactory } from '../../src/store/index.js';
 import { serveMcpHttp, type HttpServeOptions, type HttpServing } from '../../src/server/index.js';
 
 export type Era = 'legacy' | '2026-07-28';
@@ -13,8 +14,8 @@ export const ERAS: readonly Era[] = ['legacy', '2026-07-28'];
 /** Every write needs an approval; reads of anything in the workspace do not. */
 export const ASKING_GRANT = { tools: ['*'], effects: ['read', 'write'], read: ['**'], write: ['**'], approval_required: ['write'] } as const;
 
-export async function askingServer(dirs: { workspace: string; state: string }, opts: Partial<HttpServeOptions> = {}): Promise<{ rt: Runtime; serving: HttpServing }> {
-  const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, grant: { ...ASKING_GRANT, tools: [...ASKING_GRANT.tools], effects: [...ASKING_GRANT.effects], read: [...ASKING_GRANT.read], write: [...ASKING_GRANT.write], approval_required: [...ASKING_GRANT.approval_required] } });
+export async function askingServer(dirs: { workspace: string; state: string }, opts: Partial<HttpServeOptions> = {}, store?: StoreFactory): Promise<{ rt: Runtime; serving: HttpServing }> {
+  const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, ...(store ? { store } : {}), grant: { ...ASKING_GRANT, tools: [...ASKING_GRANT.tools], effects: [...ASKING_GRANT.effects], read: [...ASKING_GRANT.read], write: [...ASKING_GRANT.write], approval_required: [...ASKING_GRANT.approval_required] } });
   const serving = await serveMcpHttp(rt, { port: 0, taskId: `approvals-modern-${process.pid}`, ...opts });
   return { rt, serving };
 }
