@@ -21,7 +21,7 @@ describe('2026-07-28 requestState: used once, short-lived, bound to its call', (
   const files = (): string[] => readdirSync(dirs.workspace).sort();
 
   before(async () => {
-    ({ rt, serving } = await askingServer(dirs, { approvalQuestionTtlMs: 1_500 }));
+    ({ rt, serving } = await askingServer(dirs));
     c = await connect(serving.url, '2026-07-28', async () => ({ action: 'cancel' }), { autoFulfill: false });
   });
 
@@ -78,11 +78,22 @@ describe('2026-07-28 requestState: used once, short-lived, bound to its call', (
   });
 
   it('an expired state is refused; the approval stays pending', async () => {
-    const args = { path: 'late.txt', content: 'L', mode: 'create' };
-    const q = await ask(c, args);
-    await new Promise((r) => setTimeout(r, 2_000));
-    await refusedWith(answer(c, args, q.requestState), 'expired');
-    assert.equal(existsSync(join(dirs.workspace, 'late.txt')), false);
-    assert.equal((await rt.approvals.get(q.approvalId))?.status, 'pending');
+    // Its own server with short-lived questions: the wait is past the expiry whatever the load.
+    const d = tempDirs('tg-approve-expiry');
+    const short = await askingServer(d, { approvalQuestionTtlMs: 300 });
+    const sc = await connect(short.serving.url, '2026-07-28', async () => ({ action: 'cancel' }), { autoFulfill: false });
+    try {
+      const args = { path: 'late.txt', content: 'L', mode: 'create' };
+      const q = await ask(sc, args);
+      await new Promise((r) => setTimeout(r, 700));
+      await refusedWith(answer(sc, args, q.requestState), 'expired');
+      assert.equal(existsSync(join(d.workspace, 'late.txt')), false);
+      assert.equal((await short.rt.approvals.get(q.approvalId))?.status, 'pending');
+    } finally {
+      await sc.close();
+      await short.serving.close();
+      await short.rt.close();
+      d.cleanup();
+    }
   });
 });
