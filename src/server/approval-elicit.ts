@@ -17,6 +17,12 @@ export interface ApprovalAskingOptions {
   readonly approvalQuestionTtlMs?: number;
   /** How long a 2025-era call waits for the person's answer. Default: the question's lifetime. */
   readonly approvalWaitMs?: number;
+  /**
+   * Ask through the client at all. An answer is the client's word that a person gave it; for a
+   * client set to accept elicitations by itself, set false: every approval is then out of band.
+   * Default true.
+   */
+  readonly askInClient?: boolean;
 }
 
 /** One server's approval questions: the signing key is read from the store once, on first use. */
@@ -24,17 +30,20 @@ export class ApprovalAsking {
   readonly #rt: Runtime;
   readonly ttlMs: number;
   readonly waitMs: number;
+  readonly enabled: boolean;
   #questions: Promise<ApprovalQuestions | null> | undefined;
 
   constructor(rt: Runtime, opts: ApprovalAskingOptions = {}) {
     this.#rt = rt;
     this.ttlMs = opts.approvalQuestionTtlMs ?? 5 * 60_000;
     this.waitMs = opts.approvalWaitMs ?? this.ttlMs;
+    this.enabled = opts.askInClient ?? true;
   }
 
   /** `null` when the store cannot share a key: then nothing is asked in-band (deny by default). */
   questions(): Promise<ApprovalQuestions | null> {
     const store = this.#rt.store;
+    if (!this.enabled) return Promise.resolve(null);
     return (this.#questions ??= store.sharedKey
       ? store.sharedKey('approval-question').then((key) => new ApprovalQuestions(this.#rt.approvals, store.approvals, key, { ttlMs: this.ttlMs }))
       : Promise.resolve(null));

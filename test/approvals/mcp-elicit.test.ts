@@ -111,6 +111,29 @@ describe('approvals through the MCP client, both protocol eras', () => {
     });
   }
 
+  it('askInClient: false asks no client, whatever it can do: every approval is out of band', async () => {
+    const d = tempDirs('tg-approve-off');
+    const off = await askingServer(d, { askInClient: false });
+    try {
+      for (const era of ERAS) {
+        let asked = 0;
+        const c = await connect(off.serving.url, era, async () => {
+          asked++;
+          return { action: 'accept', content: { decision: 'approve' } };
+        });
+        const r = answerOf(await c.callTool({ name: 'fs_write', arguments: { path: `${era}.txt`, content: 'x', mode: 'create' } }));
+        await c.close();
+        assert.equal(r.code, 'approval_required');
+        assert.equal(asked, 0);
+        assert.equal(existsSync(join(d.workspace, `${era}.txt`)), false);
+      }
+    } finally {
+      await off.serving.close();
+      await off.rt.close();
+      d.cleanup();
+    }
+  });
+
   it('2025-11-25: a person who never answers leaves the approval pending when the wait ends', async () => {
     const d = tempDirs('tg-approve-wait');
     const { rt: rt2, serving: s2 } = await askingServer(d, { approvalWaitMs: 300 });
