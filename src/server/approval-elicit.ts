@@ -105,7 +105,8 @@ export async function callAskingApproval(c: ApprovalCall): Promise<ApprovalOutco
   const receipt = await c.run();
   const approvalId = receipt.error?.code === 'approval_required' ? receipt.error.data['approval_id'] : undefined;
   if (typeof approvalId !== 'string') return { receipt };
-  const modern = c.ctx.mcpReq.envelope !== undefined;
+  const negotiated = c.server.getNegotiatedProtocolVersion();
+  const modern = c.ctx.mcpReq.envelope !== undefined || (negotiated !== undefined && negotiated >= '2026-07-28');
   if (!elicitsForms(modern ? modernCaps(c.ctx) : (c.server.getClientCapabilities() as ClientCaps))) return { receipt };
   const questions = await c.asking.questions();
   const approval = await c.rt.approvals.get(approvalId);
@@ -115,11 +116,23 @@ export async function callAskingApproval(c: ApprovalCall): Promise<ApprovalOutco
   if (modern) return { inputRequired: inputRequired({ inputRequests: { [APPROVAL_INPUT_KEY]: inputRequired.elicit(params) }, requestState: state }) };
 
   // 2025-era: the server asks while the call waits; a timeout, a cancel or a client gone leave it pending.
+  // A client that asked for progress hears from the call while the person decides, so that its
+  // own request timeout (60 s by default, reset on progress when it asks) does not end the wait.
+  const token = c.ctx.mcpReq._meta?.['progressToken'];
+  let beats = 0;
+  const beat = typeof token === 'string' || typeof token === 'number'
+    ? setInterval(() => {
+        // Progress must increase with each notification.
+        c.ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++beats, message: `waiting for a person to answer approval ${approval.id}` } }).catch(() => {});
+      }, Math.max(250, Math.min(10_000, Math.floor(c.asking.waitMs / 4))))
+    : undefined;
   let response;
   try {
     response = await c.server.elicitInput(params, { relatedRequestId: c.ctx.mcpReq.id, timeout: c.asking.waitMs, signal: c.ctx.mcpReq.signal });
   } catch {
     return { receipt };
+  } finally {
+    clearInterval(beat);
   }
   const answer = answerOf(response);
   if (answer === null) return { receipt };

@@ -111,6 +111,29 @@ describe('approvals through the MCP client, both protocol eras', () => {
     });
   }
 
+  it('2025-11-25: while the person decides, a client that asked for progress hears from the call, so its own timeout does not end the wait', async () => {
+    const d = tempDirs('tg-approve-beat');
+    // Progress every 3 s (a quarter of the wait); the client gives up after 5 s without any.
+    const { rt: rt2, serving: s2 } = await askingServer(d, { approvalWaitMs: 12_000 });
+    const c = await connect(s2.url, 'legacy', () => new Promise((resolve) => setTimeout(() => resolve({ action: 'accept', content: { decision: 'approve' } }), 6_000)));
+    try {
+      const heard: string[] = [];
+      const r = answerOf(
+        await c.callTool(
+          { name: 'fs_write', arguments: { path: 'slow.txt', content: 's', mode: 'create' } },
+          { timeout: 5_000, resetTimeoutOnProgress: true, onprogress: (p) => heard.push(p.message ?? '') },
+        ),
+      );
+      assert.equal(r.status, 'succeeded', r.text);
+      assert.ok(heard.length >= 1 && heard.every((m) => /waiting for a person to answer approval apr_/.test(m)), JSON.stringify(heard));
+    } finally {
+      await c.close();
+      await s2.close();
+      await rt2.close();
+      d.cleanup();
+    }
+  });
+
   it('askInClient: false asks no client, whatever it can do: every approval is out of band', async () => {
     const d = tempDirs('tg-approve-off');
     const off = await askingServer(d, { askInClient: false });
