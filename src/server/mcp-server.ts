@@ -1,19 +1,22 @@
 // One MCP server instance over a runtime: tools/list from the registry, tools/call through
 // runtime.call with the request's AbortSignal, progress forwarded when the client asked for it.
 import { Server } from '@modelcontextprotocol/server';
-import { PROTOCOL_VERSION, TOOLGATE_VERSION } from '../protocol/index.js';
+import { PROTOCOL_VERSION, TOOLGATE_VERSION, type Receipt } from '../protocol/index.js';
 import type { Runtime } from '../runtime/index.js';
 import { callResultOf, DEFAULT_RESULT_SHAPING, type ResultShaping } from './call-result.js';
 import type { ToolListing } from './tool-listing.js';
 import { profileCallResult, profileToolDefinitions } from './profile-tools.js';
 import { formFor, resultFor, toolsFor, type ResultForm } from './result-form.js';
+import { ApprovalAsking, callAskingApproval, type ApprovalAskingOptions } from './approval-elicit.js';
 
 export interface McpSession {
   /** Every call of this session belongs to this task (DESIGN: one MCP session is one task). */
   readonly taskId: string;
+  /** Approval questions shared by the server instances of one serving (else one per instance). */
+  readonly asking?: ApprovalAsking;
 }
 
-export interface McpServerOptions {
+export interface McpServerOptions extends ApprovalAskingOptions {
   readonly name?: string;
   readonly version?: string;
   readonly resultShaping?: ResultShaping;
@@ -40,6 +43,7 @@ function envelopeFieldsOf(meta: Readonly<Record<string, unknown>>): Record<strin
 export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpSession, opts: McpServerOptions = {}): Server {
   const server = new Server({ name: opts.name ?? 'toolgate', version: opts.version ?? TOOLGATE_VERSION }, { capabilities: { tools: {} } });
   const shaping = opts.resultShaping ?? DEFAULT_RESULT_SHAPING;
+  const asking = session.asking ?? new ApprovalAsking(rt, opts);
 
   const profile = rt.profile;
   if (profile !== null) {
@@ -74,7 +78,7 @@ export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpS
       arguments: request.params.arguments ?? {},
     };
     const token = meta['progressToken'];
-    const receipt = await rt.call(envelope, {
+    const run = (): Promise<Receipt> => rt.call(envelope, {
       signal: ctx.mcpReq.signal,
       ...(typeof token === 'string' || typeof token === 'number'
         ? {
@@ -86,6 +90,10 @@ export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpS
         : {}),
     });
     const args = request.params.arguments ?? {};
+    // A call that needs an approval may ask the person through the client (approval-elicit.ts).
+    const outcome = await callAskingApproval({ rt, server, ctx, asking, taskId: session.taskId, tool: envelope.tool, args, run });
+    if ('inputRequired' in outcome) return outcome.inputRequired;
+    const { receipt } = outcome;
     const f = form();
     // Text alone carries the result: a result without its own rendering is sent whole as JSON, not summarised.
     const textShaping = f === 'text' ? { ...shaping, textCopyLimitBytes: shaping.maxResultBytes } : shaping;
