@@ -1,7 +1,7 @@
 // A real runtime with real receipts for the web view's tests and screenshots: file writes and a
 // patch (with its diff), a command whose output is truncated and redacted, a policy denial
 // repeated until it is refused as repeated_denial, a pending approval, and an ambiguous effect
-// (a probe whose deadline passes after it marked its effect sent).
+// (probes whose deadline passes after they marked their effect sent).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_POLICY_SOURCE } from '../../src/policy/index.js';
@@ -61,7 +61,13 @@ export async function seededRuntime(): Promise<Seeded> {
     receipts['deploy'] = await rt.call(deployCall);
     const approvalId = receipts['deploy'].error?.data['approval_id'];
     if (typeof approvalId !== 'string') throw new Error(`the deploy call did not ask for approval: ${JSON.stringify(receipts['deploy'].error)}`);
-    receipts['flaky'] = await call(TASKS.flaky, 'test.effect', { label: 'publish-1', after_ms: 30_000 }, { idempotency_key: 'publish-1', deadline: new Date(Date.now() + 1_000).toISOString() });
+    // Two effects whose deadline passes after they were sent: reconcile can tell for the first (the
+    // probe finds its ledger line), not for the second (a person settles it by hand).
+    const deadline = new Date(Date.now() + 4_000).toISOString();
+    [receipts['flaky'], receipts['unknowable']] = await Promise.all([
+      call(TASKS.flaky, 'test.effect', { label: 'publish-1', after_ms: 60_000 }, { idempotency_key: 'publish-1', deadline }),
+      call(TASKS.flaky, 'test.effect', { label: 'publish-2', after_ms: 60_000, unknown_on_reconcile: true }, { idempotency_key: 'publish-2', deadline }),
+    ]);
     return {
       rt,
       workspace: dirs.workspace,
