@@ -20,13 +20,11 @@ const TYPES: Readonly<Record<string, string>> = {
   '.css': 'text/css; charset=utf-8',
 };
 
-/** The web folder: beside this file when run from src (tsx), src/ui/web of the package when run from dist. */
+/** Beside this file: src/ui/web when run from the sources, dist/src/ui/web (copied by the build) when built. */
 function webDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'web'), join(here, '..', '..', '..', 'src', 'ui', 'web')];
-  const found = candidates.find((d) => existsSync(join(d, 'index.html')));
-  if (found === undefined) throw new Error(`the web view's files are missing (looked in ${candidates.join(', ')})`);
-  return found;
+  const dir = join(dirname(fileURLToPath(import.meta.url)), 'web');
+  if (!existsSync(join(dir, 'index.html'))) throw new Error(`the web view's files are missing from ${dir} (npm run build copies them)`);
+  return dir;
 }
 
 /** URL path → the module a bare specifier of the import map names. */

@@ -93,6 +93,8 @@ describe('toolgate ui in Chromium', { timeout: 240_000 }, () => {
     await viewer.waitFor(WAIT);
     assert.match(await viewer.innerText(), /\n99999\n/);
     assert.doesNotMatch(await viewer.innerText(), new RegExp(SECRET));
+    await page.locator('#artifact-view button', { hasText: 'close' }).click();
+    await viewer.waitFor({ state: 'detached', ...WAIT });
 
     const denied = page.locator(`li.receipt[data-receipt="${s.receipts['vendor3']?.receipt_id}"]`);
     assert.match(await denied.innerText(), /repeated_denial/);
@@ -123,12 +125,14 @@ describe('toolgate ui in Chromium', { timeout: 240_000 }, () => {
         assert.ok(p.x >= 0 && p.x + p.w <= layout.viewportWidth + 1, `${name}: ${p.sel} leaves the viewport`);
       }
       assert.deepEqual(overlaps(layout.panels), [], `${name}: panels overlap`);
+      await page.evaluate('window.scrollTo(0, 0)');
       const file = join(dir, `${name}.png`);
-      await page.screenshot({ path: file, fullPage: true });
+      await page.screenshot({ path: file });
       assert.ok(readFileSync(file).subarray(1, 4).toString() === 'PNG');
     }
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.locator('#approvals').screenshot({ path: join(dir, 'ui-approvals.png') });
+    await page.locator(`li.receipt[data-receipt="${s.receipts['patch']?.receipt_id}"]`).screenshot({ path: join(dir, 'ui-receipt-diff.png') });
   });
 
   it('refuses an approve POST that carries another action digest: nothing is decided', async () => {

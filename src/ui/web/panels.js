@@ -74,7 +74,7 @@ export function Tasks({ tasks, selected, select }) {
     <ul class="tasks">${tasks.map(
       (t) => html`<li class=${t.task_id === selected ? 'selected' : ''}>
         <a href="#" data-task=${t.task_id} onClick=${(ev) => (ev.preventDefault(), select(t.task_id))}>${t.task_id}</a>
-        <div class="muted">${t.receipts} receipts · ${time(t.last_at)}</div>
+        <div class="muted">${t.receipts} receipt${t.receipts === 1 ? "" : "s"} · ${time(t.last_at)}</div>
         <div>${Object.entries(t.statuses).map(([s, n]) => html`<span class="badge ${s}">${s} ${n}</span> `)}</div>
       </li>`,
     )}</ul>

@@ -7,16 +7,17 @@ import { bytes, duration, resourceText, shortDigest, time } from './format.js';
 
 export const html = htm.bind(h);
 
-export function Action({ action }) {
+/** The normalized action; `named` repeats its tool (an approval card has no other line naming it). */
+export function Action({ action, named = true }) {
   if (!action) return html`<span class="muted">no normalized action</span>`;
   return html`<div class="action">
-    <span class="tool">${action.tool}@${action.tool_version}</span> <span class="badge effect">${action.effect_class}</span>
+    ${named && html`<span class="tool">${action.tool}@${action.tool_version}</span> `}<span class="badge effect-class">${action.effect_class}</span>
     <ul class="resources">${action.resources.map((r) => html`<li>${resourceText(r)}</li>`)}</ul>
   </div>`;
 }
 
 function Diff({ text }) {
-  return html`<pre class="diff">${text.split('\n').map((l) => html`<span class=${l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : l.startsWith('@@') ? 'hunk' : ''}>${l === '' ? ' ' : l}</span>`)}</pre>`;
+  return html`<pre class="diff">${text.replace(/\n$/, '').split('\n').map((l) => html`<span class=${l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : l.startsWith('@@') ? 'hunk' : ''}>${l === '' ? ' ' : l}</span>`)}</pre>`;
 }
 
 function Decision({ d }) {
@@ -46,7 +47,7 @@ function Receipt({ r, open }) {
       ${r.truncated && html`<span class="badge truncated">truncated</span>`}
       <span class="muted">${time(r.started_at)} · ${duration(r.started_at, r.finished_at)} (queued ${r.queued_ms} ms)</span>
     </div>
-    <${Action} action=${r.normalized_action} />
+    <${Action} action=${r.normalized_action} named=${false} />
     <${Decision} d=${r.decision} />
     ${r.error && html`<div class="error"><code>${r.error.code}</code> ${r.error.message}</div>`}
     ${r.redactions.length > 0 && html`<div class="redactions">redacted: ${r.redactions.map((x) => html`<span class="badge redacted">${x.rule} ×${x.count} at ${x.pointer}</span> `)}</div>`}
