@@ -11,7 +11,7 @@ import { builtinTools } from '../../src/tools/index.js';
 import { envelope, tempDirs } from '../support/fixtures.js';
 import { probeTool } from '../support/probe-tools.js';
 
-const UI_POLICY = `
+export const UI_POLICY = `
 @id("ui.vendor-read-only")
 @reason("vendor/ is read-only: change the dependency instead")
 forbid (principal, action, resource is Toolgate::Path)

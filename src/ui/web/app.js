@@ -2,7 +2,7 @@
 // action and every REFRESH_MS. preact + htm as plain ES modules: no build step.
 /* global document, setInterval, clearInterval */
 import { render } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, takeToken } from './api.js';
 import { Approvals, Audit, Denials, Tasks, Unsettled } from './panels.js';
 import { html, Timeline } from './timeline.js';
@@ -16,6 +16,8 @@ function App() {
   const [receipts, setReceipts] = useState(null);
   const [refused, setRefused] = useState(token === null);
   const [notice, setNotice] = useState(null);
+  // The task whose timeline was asked for last: an older answer arriving later is dropped.
+  const wanted = useRef(null);
 
   const call = useCallback((method, path, body) => api(token, method, path, body), [token]);
 
@@ -25,7 +27,10 @@ function App() {
       setOverview(o);
       const current = task ?? o.tasks[0]?.task_id ?? null;
       if (current !== task) setTask(current);
-      if (current !== null) setReceipts((await call('GET', `/tasks/${encodeURIComponent(current)}`)).receipts);
+      wanted.current = current;
+      if (current === null) return;
+      const timeline = await call('GET', `/tasks/${encodeURIComponent(current)}`);
+      if (wanted.current === current) setReceipts(timeline.receipts);
     } catch (e) {
       if (e.status === 401) setRefused(true);
       else setNotice({ kind: 'error', text: e.message });

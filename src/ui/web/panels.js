@@ -8,7 +8,7 @@ export function Approvals({ approvals, now, act }) {
     <h2>Pending approvals <span class="count">${approvals.length}</span></h2>
     ${approvals.length === 0 && html`<p class="muted">none</p>`}
     ${approvals.map(
-      (a) => html`<article class="approval" data-approval=${a.id}>
+      (a) => html`<article key=${a.id} class="approval" data-approval=${a.id}>
         <div class="row"><code>${a.id}</code> <span class="muted">task ${a.task_id}, expires in ${age(a.expires_at - Date.parse(now))}</span></div>
         <${Action} action=${a.action} />
         <ul class="reasons">${a.reasons.map((r) => html`<li>${r}</li>`)}</ul>
@@ -38,7 +38,7 @@ export function Unsettled({ unsettled, act }) {
       <button class="reconcile" onClick=${() => act('POST', '/reconcile')}>Reconcile</button></h2>
     ${unsettled.length === 0 && html`<p class="muted">none</p>`}
     ${unsettled.map(
-      (e) => html`<article class="effect" data-effect=${e.effect_key}>
+      (e) => html`<article key=${`${e.task_id} ${e.effect_key}`} class="effect" data-effect=${e.effect_key}>
         <div class="row"><span class="tool">${e.tool}@${e.tool_version}</span>
           <span class="badge ${e.state}">${e.state === 'ambiguous' ? 'ambiguous' : e.owner_alive ? 'sent, running' : 'sent, runtime gone'}</span>
           <span class="age">age ${age(e.age_ms)}</span></div>
@@ -56,7 +56,7 @@ export function Denials({ denials, select }) {
     <table>
       <thead><tr><th>task</th><th>tool</th><th>times</th><th>codes</th><th>reasons</th></tr></thead>
       <tbody>${denials.map(
-        (d) => html`<tr class=${d.repeated ? 'repeated' : ''}>
+        (d) => html`<tr key=${`${d.task_id} ${d.action_digest ?? d.last_receipt_id}`} class=${d.repeated ? 'repeated' : ''}>
           <td><a href="#" onClick=${(ev) => (ev.preventDefault(), select(d.task_id))}>${d.task_id}</a></td>
           <td>${d.tool}</td>
           <td class="times">${d.count}${d.repeated ? html` <span class="badge denied">repeated</span>` : ''}</td>
@@ -72,7 +72,7 @@ export function Tasks({ tasks, selected, select }) {
   return html`<section id="tasks" class="panel">
     <h2>Tasks <span class="count">${tasks.length}</span></h2>
     <ul class="tasks">${tasks.map(
-      (t) => html`<li class=${t.task_id === selected ? 'selected' : ''}>
+      (t) => html`<li key=${t.task_id} class=${t.task_id === selected ? 'selected' : ''}>
         <a href="#" data-task=${t.task_id} onClick=${(ev) => (ev.preventDefault(), select(t.task_id))}>${t.task_id}</a>
         <div class="muted">${t.receipts} receipt${t.receipts === 1 ? "" : "s"} · ${time(t.last_at)}</div>
         <div>${Object.entries(t.statuses).map(([s, n]) => html`<span class="badge ${s}">${s} ${n}</span> `)}</div>

@@ -71,6 +71,6 @@ export function Timeline({ task, receipts, call }) {
     ${!task && html`<p class="muted">choose a task</p>`}
     ${viewing && html`<div id="artifact-view"><div class="row"><b>${viewing.role}</b> <span class="muted">${bytes(viewing.bytes)}${viewing.truncated ? ', first part shown' : ''}</span>
       <button onClick=${() => setViewing(null)}>close</button></div><pre>${viewing.text}</pre></div>`}
-    <ol class="receipts">${(receipts ?? []).map((r) => html`<${Receipt} r=${r} open=${open} />`)}</ol>
+    <ol class="receipts">${(receipts ?? []).map((r) => html`<${Receipt} key=${r.receipt_id} r=${r} open=${open} />`)}</ol>
   </section>`;
 }
