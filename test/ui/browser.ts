@@ -10,7 +10,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 export const CHROMIUM = '/usr/bin/chromium';
 
 export function launch(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'], timeout: 60_000 });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'], timeout: 60_000 });
 }
 
 export interface Box {
