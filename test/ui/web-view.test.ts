@@ -68,6 +68,8 @@ describe('toolgate ui in Chromium', { timeout: 240_000 }, () => {
   it('loads with the token, drops it from the address bar, and shows a task timeline with action, decision, durations, truncation, redactions, artifacts and the diff', async () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    // A CSP refusal (a script, a style, the import map) or a failed load shows up here.
+    page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
     await page.goto(ui.openUrl);
     await page.locator(`#tasks a[data-task="${TASKS.build}"]`).click(WAIT);
     const receipts = page.locator('#timeline li.receipt');
@@ -125,6 +127,11 @@ describe('toolgate ui in Chromium', { timeout: 240_000 }, () => {
         assert.ok(p.x >= 0 && p.x + p.w <= layout.viewportWidth + 1, `${name}: ${p.sel} leaves the viewport`);
       }
       assert.deepEqual(overlaps(layout.panels), [], `${name}: panels overlap`);
+      // The stylesheet is in force: two columns when wide (the side panels left of the main ones), one when narrow.
+      const [audit, approvals] = [layout.panels[0], layout.panels[2]];
+      assert.ok(audit && approvals);
+      if (width >= 1000) assert.ok(audit.x + audit.w <= approvals.x, `${name}: the side column is not beside the main one`);
+      else assert.ok(audit.y + audit.h <= approvals.y && Math.abs(audit.x - approvals.x) < 1, `${name}: the panels are not stacked`);
       await page.evaluate('window.scrollTo(0, 0)');
       const file = join(dir, `${name}.png`);
       await page.screenshot({ path: file });

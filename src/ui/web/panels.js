@@ -11,6 +11,7 @@ export function Approvals({ approvals, now, act }) {
       (a) => html`<article key=${a.id} class="approval" data-approval=${a.id}>
         <div class="row"><code>${a.id}</code> <span class="muted">task ${a.task_id}, expires in ${age(a.expires_at - Date.parse(now))}</span></div>
         <${Action} action=${a.action} />
+        <div class="muted small">why it needs a person</div>
         <ul class="reasons">${a.reasons.map((r) => html`<li>${r}</li>`)}</ul>
         <div class="row muted">action digest <code class="digest" title=${a.action_digest}>${a.action_digest}</code></div>
         <div class="row">
