@@ -12,7 +12,7 @@ import type { Runtime } from '../runtime/index.js';
 import { decideApproval, reconcileAll, settleByHand } from './actions.js';
 import { artifactView } from './artifact-view.js';
 import { loadAssets } from './assets.js';
-import { overviewOf, timelineOf } from './view-data.js';
+import { auditOf, overviewOf, timelineOf } from './view-data.js';
 
 export interface UiServeOptions {
   /** 0 picks a free port. */
@@ -116,6 +116,7 @@ export async function serveUi(rt: Runtime, opts: UiServeOptions): Promise<UiServ
     const parts = path.split('/').slice(2).map(decodeURIComponent);
     const method = req.method ?? 'GET';
     if (method === 'GET' && parts.length === 1 && parts[0] === 'overview') return sendJson(res, 200, await overviewOf(rt));
+    if (method === 'GET' && parts.length === 1 && parts[0] === 'audit') return sendJson(res, 200, await auditOf(rt));
     if (method === 'GET' && parts.length === 2 && parts[0] === 'tasks') return sendJson(res, 200, { task_id: parts[1], receipts: await timelineOf(rt, parts[1] as string) });
     if (method === 'GET' && parts.length === 3 && parts[0] === 'artifacts' && /^\d{1,6}$/.test(parts[2] as string)) {
       const view = await artifactView(rt, parts[1] as string, Number(parts[2]));

@@ -34,9 +34,10 @@ describe('toolgate ui', () => {
         assert.equal((await fetch(`${base}api/overview`)).status, 401);
         const res = await fetch(`${base}api/overview`, { headers: { authorization: 'Bearer a-token-of-at-least-16-chars' } });
         assert.equal(res.status, 200);
-        const overview = (await res.json()) as { tasks: { task_id: string }[]; audit: { ok: boolean } };
+        const overview = (await res.json()) as { tasks: { task_id: string }[] };
         assert.deepEqual(overview.tasks.map((t) => t.task_id), ['ui-cli']);
-        assert.equal(overview.audit.ok, true);
+        const audit = (await (await fetch(`${base}api/audit`, { headers: { authorization: 'Bearer a-token-of-at-least-16-chars' } })).json()) as { ok: boolean; receipts: number };
+        assert.deepEqual([audit.ok, audit.receipts], [true, 1]);
         assert.equal((await fetch(base)).status, 200, 'the page itself');
       } finally {
         child.kill('SIGTERM');

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Browser, Page } from 'playwright-core';
 import { serveUi, type UiServing } from '../../src/ui/index.js';
 import { envelope } from '../support/fixtures.js';
@@ -250,5 +251,22 @@ describe('toolgate ui in Chromium', { timeout: 240_000 }, () => {
     }
     const page0 = await raw(ui.url, {});
     assert.doesNotMatch(page0.body, /task-|rcpt_|apr_/);
+  });
+
+  it('shows a broken audit chain when a receipt was rewritten in the database, naming the task and the receipt', async () => {
+    await page.locator('#audit.ok').waitFor(WAIT);
+    const victim = s.receipts['write']?.receipt_id as string;
+    // What someone with write access to the file can do: drop the append-only trigger, rewrite.
+    const db = new Database(join(s.rt.stateDir, 'toolgate.db'));
+    try {
+      db.exec('DROP TRIGGER receipts_immutable_update');
+      assert.equal(db.prepare(`UPDATE receipts SET body = replace(body, '"succeeded"', '"failed"') WHERE receipt_id = ?`).run(victim).changes, 1);
+    } finally {
+      db.close();
+    }
+    await page.locator('#audit button.verify').click();
+    await page.locator('#audit.broken').waitFor(WAIT);
+    assert.match(await page.locator('#audit .verdict').innerText(), /^CHAIN BROKEN: /);
+    assert.match(await page.locator('#audit .broken-link').innerText(), new RegExp(`^task ${TASKS.build}: receipt #1 `));
   });
 });

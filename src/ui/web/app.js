@@ -12,6 +12,7 @@ const REFRESH_MS = 10_000;
 function App() {
   const [token] = useState(takeToken);
   const [overview, setOverview] = useState(null);
+  const [audit, setAudit] = useState(null);
   const [task, setTask] = useState(null);
   const [receipts, setReceipts] = useState(null);
   const [refused, setRefused] = useState(token === null);
@@ -36,6 +37,21 @@ function App() {
       else setNotice({ kind: 'error', text: e.message });
     }
   }, [call, task]);
+
+  // Once at start and on request: it recomputes every digest (see /api/audit).
+  const verify = useCallback(async () => {
+    setAudit(null);
+    try {
+      setAudit(await call('GET', '/audit'));
+    } catch (e) {
+      if (e.status === 401) setRefused(true);
+      else setNotice({ kind: 'error', text: e.message });
+    }
+  }, [call]);
+
+  useEffect(() => {
+    if (!refused) void verify();
+  }, [verify, refused]);
 
   useEffect(() => {
     if (refused) return undefined;
@@ -63,7 +79,7 @@ function App() {
     ${overview &&
     html`<div class="layout">
       <aside>
-        <${Audit} audit=${overview.audit} />
+        <${Audit} audit=${audit} verify=${() => void verify()} />
         <${Tasks} tasks=${overview.tasks} selected=${task} select=${setTask} />
       </aside>
       <div class="main">

@@ -1,7 +1,7 @@
 // The overview's panels: pending approvals, unsettled effects, denials, tasks, audit.
 import { Action, html } from './timeline.js';
 import { useState } from 'preact/hooks';
-import { age, shortDigest, time } from './format.js';
+import { age, time } from './format.js';
 
 export function Approvals({ approvals, now, act }) {
   return html`<section id="approvals" class="panel">
@@ -82,10 +82,13 @@ export function Tasks({ tasks, selected, select }) {
   </section>`;
 }
 
-export function Audit({ audit }) {
-  return html`<section id="audit" class="panel ${audit.ok ? 'ok' : 'broken'}">
-    <h2>Audit</h2>
-    <p class="verdict">${audit.ok ? 'chain ok' : 'CHAIN BROKEN'}: ${audit.receipts} receipts in ${audit.tasks} tasks</p>
-    ${audit.broken.map((b) => html`<p class="broken-link">task ${b.task_id}: receipt #${b.seq} <code>${shortDigest(b.receipt_id)}</code>: ${b.reason}</p>`)}
+export function Audit({ audit, verify }) {
+  return html`<section id="audit" class="panel ${audit === null ? '' : audit.ok ? 'ok' : 'broken'}">
+    <h2>Audit <button class="verify" onClick=${verify}>Verify again</button></h2>
+    ${audit === null
+      ? html`<p class="muted">verifying…</p>`
+      : html`<p class="verdict">${audit.ok ? 'chain ok' : 'CHAIN BROKEN'}: ${audit.receipts} receipts in ${audit.tasks} tasks</p>
+          <p class="muted small">checked ${time(audit.checked_at)}</p>
+          ${audit.broken.map((b) => html`<p class="broken-link">task ${b.task_id}: receipt #${b.seq} <code>${b.receipt_id}</code>: ${b.reason}</p>`)}`}
   </section>`;
 }
