@@ -113,7 +113,12 @@ export async function serveUi(rt: Runtime, opts: UiServeOptions): Promise<UiServ
       sendError(res, new ToolgateError('invalid_request', 'a valid token is required', { faults: [{ pointer: '', message: 'Authorization: Bearer <token>' }] }), 401, { 'www-authenticate': 'Bearer' });
       return;
     }
-    const parts = path.split('/').slice(2).map(decodeURIComponent);
+    let parts: string[];
+    try {
+      parts = path.split('/').slice(2).map(decodeURIComponent);
+    } catch {
+      return sendError(res, new ToolgateError('invalid_request', 'a malformed escape in the path', { faults: [{ pointer: '', message: path }] }));
+    }
     const method = req.method ?? 'GET';
     if (method === 'GET' && parts.length === 1 && parts[0] === 'overview') return sendJson(res, 200, await overviewOf(rt));
     if (method === 'GET' && parts.length === 1 && parts[0] === 'audit') return sendJson(res, 200, await auditOf(rt));

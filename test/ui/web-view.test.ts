@@ -217,6 +217,7 @@ describe('toolgate ui in Chromium', { timeout: 240_000 }, () => {
       assert.doesNotMatch(res.body, /task-build/);
     }
     assert.equal((await raw(api, { headers: { authorization: `Bearer ${TOKEN}` } })).status, 200);
+    assert.equal((await raw(`${ui.url}api/tasks/%E0%A4%A`, { headers: { authorization: `Bearer ${TOKEN}` } })).status, 400, 'a malformed path is a usage fault, not a crash');
   });
 
   it('refuses another Host (DNS rebinding) and a cross-origin POST, even with the token: 0 decisions made', async () => {
