@@ -1,6 +1,7 @@
 // What the web view shows, read from the store through the runtime's own APIs (the same ones
 // `toolgate receipts`, `approvals`, `reconcile --list` and `audit verify` use). Read-only: nothing
 // here writes. Receipts are stored redacted, so nothing secret reaches a page.
+import type { ApprovalState } from '../policy/index.js';
 import type { Receipt, TaskId } from '../protocol/index.js';
 import type { Runtime, UnsettledEntry } from '../runtime/index.js';
 
@@ -34,7 +35,8 @@ export interface DenialGroup {
 export interface Overview {
   readonly now: string;
   readonly tasks: readonly TaskSummary[];
-  readonly approvals: readonly unknown[];
+  /** Pending and unexpired, each with the action digest a decision must carry back. */
+  readonly approvals: readonly ApprovalState[];
   readonly denials: readonly DenialGroup[];
   readonly unsettled: readonly UnsettledEntry[];
 }
