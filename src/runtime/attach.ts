@@ -75,6 +75,13 @@ export class EffectCallers {
     }
   }
 
+  /** Nobody can come back (the task is over): an effect nobody waits for stops now, not after the grace. */
+  abandon(): void {
+    if (this.#count > 0 || this.#over) return;
+    this.#disarm();
+    this.#controller.abort();
+  }
+
   /** The effect's call is over: nobody waits any more, attached callers look at its record again. */
   end(): void {
     if (this.#over) return;
@@ -123,6 +130,11 @@ export class RunningEffects {
   unregister(task: TaskId, key: string, callers: EffectCallers): void {
     const k = `${task}\u0000${key}`;
     if (this.#byKey.get(k) === callers) this.#byKey.delete(k);
+  }
+
+  /** The task is over (its MCP session ended): its effects nobody waits for stop without the grace. */
+  abandonTask(task: TaskId): void {
+    for (const [k, callers] of this.#byKey) if (k.startsWith(`${task}\u0000`)) callers.abandon();
   }
 
   /**

@@ -12,8 +12,13 @@ import type { Executed } from './stages/execute.js';
 import { taskOf } from './stages/parse.js';
 
 export interface CallOptions {
-  /** Client cancellation. */
+  /**
+   * Client cancellation: the caller stops waiting. A keyed call's effect runs on for the
+   * runtime's `detachGraceMs` in case the same key is called again (docs/protocol.md#long-calls).
+   */
   readonly signal?: AbortSignal;
+  /** Explicit cancellation (MCP tasks/cancel): stops the call at once, keyed or not. */
+  readonly cancel?: AbortSignal;
   readonly onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
 }
 

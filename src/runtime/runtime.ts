@@ -274,6 +274,8 @@ export class Runtime {
    * shell.session kills the task's shells and everything they started. Idempotent.
    */
   endTask(task: string): Promise<void> {
+    // Nobody of the ended session can attach again: what it left running without a caller stops now.
+    this.#parts.state.effects.abandonTask(task as TaskId);
     return Promise.allSettled(this.#parts.services.registry.tools().map((t) => t.endTask?.(task as TaskId))).then(() => {});
   }
 

@@ -18,12 +18,13 @@ export interface AdmitServices {
  * no call with the same key attaches within the grace. A client already gone stops it at once.
  */
 function clientSignals(s: AdmitServices, call: Call): { signal: AbortSignal; kind: 'client_cancel' }[] {
-  const client = call.options.signal;
+  const { signal: client, cancel } = call.options;
+  const explicit = cancel ? [{ signal: cancel, kind: 'client_cancel' as const }] : [];
   const keyed = call.draft.idempotency_key !== null || call.draft.logical_effect_id !== null;
-  if (!keyed || client?.aborted === true) return client ? [{ signal: client, kind: 'client_cancel' }] : [];
+  if (!keyed || client?.aborted === true) return [...(client ? [{ signal: client, kind: 'client_cancel' as const }] : []), ...explicit];
   const callers = call.holdCallers(s.effects.callers());
   callers.join(client, call.options.onProgress);
-  return [{ signal: callers.signal, kind: 'client_cancel' }];
+  return [{ signal: callers.signal, kind: 'client_cancel' }, ...explicit];
 }
 
 /**
