@@ -1,0 +1,221 @@
+// Long shell_exec calls through a real MCP client over Streamable HTTP, each command in the real
+// bwrap sandbox (docs/mcp.md#long-calls): a call re-issued with the same idempotency key after
+// its client gave up attaches to the running effect (one execution, one receipt); a caller that
+// never comes back stops the effect after the grace; a call run as an MCP task (2025-11-25,
+// SDK 1.32 client) is created, polled, listed, answered with its receipt, and cancelled with no
+// process left.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as Sdk1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as Sdk1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { createRuntime, type Runtime } from '../../src/runtime/index.js';
+import { serveMcpHttp, type HttpServing } from '../../src/server/index.js';
+import type { TaskGrant } from '../../src/policy/index.js';
+import { tempDirs } from '../support/fixtures.js';
+import { newMarker, processesWithMarker } from '../sandbox/fixtures.js';
+import { waitFor } from '../support/processes.js';
+
+const GRANT: TaskGrant = { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**'], write: ['**'] };
+
+interface Served {
+  readonly rt: Runtime;
+  readonly serving: HttpServing;
+  readonly workspace: string;
+  close(): Promise<void>;
+}
+
+async function serve(prefix: string, detachGraceMs?: number): Promise<Served> {
+  const dirs = tempDirs(prefix);
+  const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, grant: GRANT, ...(detachGraceMs !== undefined ? { detachGraceMs } : {}) });
+  const serving = await serveMcpHttp(rt, { port: 0 });
+  return {
+    rt,
+    serving,
+    workspace: dirs.workspace,
+    close: async () => {
+      await serving.close();
+      await rt.close();
+      dirs.cleanup();
+    },
+  };
+}
+
+const lines = (path: string): string[] => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
+const textOf = (r: { content?: unknown }): string => ((r.content ?? []) as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+
+describe('a re-issued call with the same idempotency key attaches to the running shell_exec', () => {
+  let s: Served;
+  before(async () => (s = await serve('tg-attach')));
+  after(async () => s.close());
+
+  it('the second call gets the progress and then the first call\'s receipt; the command ran once', async () => {
+    const client = new Client({ name: 'attach-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(s.serving.url)));
+    try {
+      const key = `k-${newMarker()}`;
+      const count = join(s.workspace, 'count.txt');
+      const gate = join(s.workspace, 'gate');
+      // Appends once per execution, then runs until the test opens the gate, printing as it goes.
+      const params = {
+        name: 'shell_exec',
+        arguments: { shell: 'bash', script: 'echo run >> count.txt; until [ -e gate ]; do sleep 0.1; done; for i in 1 2 3; do echo tick $i; sleep 0.1; done; echo done' },
+        _meta: { 'toolgate/idempotency_key': key },
+      };
+      // The first request is given up by its client, as a client that timed out does.
+      const gaveUp = new AbortController();
+      const first = client.callTool(params, { signal: gaveUp.signal });
+      const firstSettled = first.then(
+        () => 'answered',
+        () => 'rejected',
+      );
+      assert.ok(await waitFor(() => lines(count).length === 1, 20_000), 'the command started');
+      gaveUp.abort();
+      assert.equal(await firstSettled, 'rejected');
+      // Re-issued with the same key (and a progress token): it waits for the running effect.
+      const progress: string[] = [];
+      const second = client.callTool(params, { onprogress: (p) => void progress.push(p.message ?? ''), resetTimeoutOnProgress: true });
+      // The effect still runs after its first client went away; let it finish.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(lines(count), ['run'], 'still one execution while the second call waits');
+      writeFileSync(gate, '');
+      const result = await second;
+      assert.equal(result.isError ?? false, false, textOf(result));
+      assert.match(textOf(result), /tick 3\s+done/);
+      assert.equal(result._meta?.['toolgate/attached'], true);
+      assert.equal(result._meta?.['toolgate/replay'], true);
+      assert.ok(progress.some((m) => m.startsWith('stdout')), `progress reached the attached caller: ${JSON.stringify(progress)}`);
+      // Exactly one execution and one receipt for the key, the one the second call got.
+      assert.deepEqual(lines(count), ['run']);
+      const receipts = (await s.rt.store.listReceipts({})).filter((r) => r.idempotency_key === key);
+      assert.equal(receipts.length, 1);
+      assert.equal(receipts[0]?.status, 'succeeded');
+      assert.equal(result._meta?.['toolgate/receipt_id'], receipts[0]?.receipt_id);
+      // Later, the same key is a plain replay of that receipt.
+      const third = await client.callTool(params);
+      assert.equal(third._meta?.['toolgate/receipt_id'], receipts[0]?.receipt_id);
+      assert.equal(third._meta?.['toolgate/replay'], true);
+      assert.equal(third._meta?.['toolgate/attached'], undefined);
+      assert.deepEqual(lines(count), ['run']);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('a keyed call whose client never comes back', () => {
+  let s: Served;
+  before(async () => (s = await serve('tg-detach', 300)));
+  after(async () => s.close());
+
+  it('is stopped after the grace: a cancelled receipt, no process of the command left', async () => {
+    const client = new Client({ name: 'detach-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(s.serving.url)));
+    try {
+      const marker = newMarker();
+      const key = `k-${marker}`;
+      const gaveUp = new AbortController();
+      const call = client
+        .callTool(
+          { name: 'shell_exec', arguments: { shell: 'bash', script: 'setsid sleep 1000 & sleep 1001', env: { set: { TG_MARKER: marker } } }, _meta: { 'toolgate/idempotency_key': key } },
+          { signal: gaveUp.signal },
+        )
+        .catch(() => 'rejected');
+      assert.ok(await waitFor(() => processesWithMarker(marker).length >= 2, 20_000), 'the command started');
+      gaveUp.abort();
+      assert.equal(await call, 'rejected');
+      assert.ok(await waitFor(async () => (await s.rt.store.listReceipts({})).some((r) => r.idempotency_key === key), 20_000), 'the call ended with a receipt');
+      assert.deepEqual(processesWithMarker(marker), []);
+      const receipt = (await s.rt.store.listReceipts({})).find((r) => r.idempotency_key === key);
+      assert.equal(receipt?.status, 'cancelled');
+      assert.equal(receipt?.error?.code, 'cancelled');
+      assert.equal(receipt?.error?.data['process_left'], false);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('shell_exec as an MCP task (2025-11-25, SDK 1.32 client)', () => {
+  let s: Served;
+  let client: Sdk1Client;
+  before(async () => {
+    s = await serve('tg-mcp-tasks');
+    client = new Sdk1Client({ name: 'tasks-test', version: '1.0.0' });
+    await client.connect(new Sdk1HttpTransport(new URL(s.serving.url)));
+  });
+  after(async () => {
+    await client.close();
+    await s.close();
+  });
+
+  it('lists shell_exec with optional task support and the server with the tasks capability', async () => {
+    const caps = client.getServerCapabilities();
+    assert.deepEqual(caps?.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.find((t) => t.name === 'shell_exec')?.execution, { taskSupport: 'optional' });
+    assert.equal(tools.find((t) => t.name === 'fs_read')?.execution, undefined);
+  });
+
+  it('create, get, list, result: the task answers at once and its result carries the receipt', async () => {
+    const gate = join(s.workspace, 'task-gate');
+    const count = join(s.workspace, 'task-count.txt');
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'shell_exec', arguments: { shell: 'bash', script: 'echo run >> task-count.txt; until [ -e task-gate ]; do sleep 0.1; done; echo finished' }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
+    const { taskId } = created.task;
+    assert.equal(created.task.status, 'working');
+    assert.equal(created.task.ttl, 60_000);
+    const working = await client.experimental.tasks.getTask(taskId);
+    assert.equal(working.status, 'working');
+    const listed = await client.experimental.tasks.listTasks();
+    assert.ok(listed.tasks.some((t) => t.taskId === taskId));
+    assert.ok(await waitFor(() => lines(count).length === 1, 20_000), 'the command started');
+    writeFileSync(gate, '');
+    const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    assert.equal(result.isError ?? false, false, textOf(result));
+    assert.match(textOf(result), /finished/);
+    assert.deepEqual(result._meta?.['io.modelcontextprotocol/related-task'], { taskId });
+    const receiptId = result._meta?.['toolgate/receipt_id'];
+    assert.equal(typeof receiptId, 'string');
+    const receipt = await s.rt.getReceipt(receiptId as string);
+    assert.equal(receipt?.status, 'succeeded');
+    const done = await client.experimental.tasks.getTask(taskId);
+    assert.equal(done.status, 'completed');
+    assert.match(done.statusMessage ?? '', new RegExp(`receipt ${receiptId as string}`));
+    assert.deepEqual(lines(count), ['run']);
+  });
+
+  it('tasks/cancel stops the command (no process left) and the result is the cancelled receipt; a second cancel is -32602', async () => {
+    const marker = newMarker();
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'shell_exec', arguments: { shell: 'bash', script: 'trap "" TERM; setsid sleep 1000 & sleep 1001', env: { set: { TG_MARKER: marker } } }, task: {} } },
+      CreateTaskResultSchema,
+    );
+    const { taskId } = created.task;
+    assert.ok(await waitFor(() => processesWithMarker(marker).length >= 2, 20_000), 'the command started');
+    const cancelled = await client.experimental.tasks.cancelTask(taskId);
+    assert.equal(cancelled.status, 'cancelled');
+    // Answered once the call ended: nothing of the command is left by then.
+    assert.deepEqual(processesWithMarker(marker), []);
+    const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    assert.equal(result.isError, true);
+    assert.equal(result._meta?.['toolgate/status'], 'cancelled');
+    assert.equal((result.structuredContent as { error: { code: string } }).error.code, 'cancelled');
+    assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'cancelled');
+    await assert.rejects(client.experimental.tasks.cancelTask(taskId), (e: unknown) => e instanceof McpError && e.code === ErrorCode.InvalidParams);
+  });
+
+  it('an unknown task is -32602; a task for a tool without task support is -32601', async () => {
+    await assert.rejects(client.experimental.tasks.getTask('no-such-task'), (e: unknown) => e instanceof McpError && e.code === ErrorCode.InvalidParams);
+    await assert.rejects(
+      client.request({ method: 'tools/call', params: { name: 'fs_read', arguments: { path: 'x' }, task: {} } }, CreateTaskResultSchema),
+      (e: unknown) => e instanceof McpError && e.code === ErrorCode.MethodNotFound,
+    );
+  });
+});
