@@ -144,18 +144,25 @@ export class RunningEffects {
    * When the caller's deadline is the effect's own, it waits `settleMs` more for the receipt
    * of the effect's end, which follows that deadline.
    */
-  async attach(record: EffectRecord, w: { deadline: number; settleMs: number; signal?: AbortSignal | undefined; onProgress?: ProgressListener | undefined }): Promise<'ended' | 'absent'> {
+  async attach(
+    record: EffectRecord,
+    w: { deadline: number; settleMs: number; signal?: AbortSignal | undefined; cancel?: AbortSignal | undefined; onProgress?: ProgressListener | undefined },
+  ): Promise<'ended' | 'absent'> {
     const callers = this.#byKey.get(`${record.task_id}\u0000${record.effect_key}`);
     if (callers === undefined) return 'absent';
     const leave = callers.join(w.signal, w.onProgress);
     const until = w.deadline >= record.deadline ? w.deadline + w.settleMs : w.deadline;
     let timer: NodeJS.Timeout | undefined;
     let onAbort = (): void => {};
+    // The caller's own cancel (explicit or not) ends its wait only: the effect is not its own.
+    const stops = [w.signal, w.cancel].filter((x): x is AbortSignal => x !== undefined);
     const gaveUp = new Promise<'gave_up'>((resolve) => {
       timer = setTimeout(() => resolve('gave_up'), Math.max(0, until - Date.now()));
       onAbort = () => resolve('gave_up');
-      if (w.signal?.aborted) resolve('gave_up');
-      else w.signal?.addEventListener('abort', onAbort, { once: true });
+      for (const stop of stops) {
+        if (stop.aborted) resolve('gave_up');
+        else stop.addEventListener('abort', onAbort, { once: true });
+      }
     });
     try {
       const how = await Promise.race([callers.ended.then(() => 'ended' as const), gaveUp]);
@@ -167,7 +174,7 @@ export class RunningEffects {
       });
     } finally {
       clearTimeout(timer);
-      w.signal?.removeEventListener('abort', onAbort);
+      for (const stop of stops) stop.removeEventListener('abort', onAbort);
       leave();
     }
   }

@@ -52,6 +52,7 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
       store,
       defaultDeadlineMs,
       effects: state.effects,
+      running: state.running,
       // A call ends within the abort grace of its deadline, then commits.
       settleMs: abortGraceMs + 2_000,
       reconcile: async (record, args) => {

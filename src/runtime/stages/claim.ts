@@ -5,6 +5,7 @@ import type { ClaimRequest, ClaimResult, EffectRecord, EffectStore } from '../..
 import type { Call } from '../call.js';
 import type { Validated } from './validate.js';
 import type { RunningEffects } from '../attach.js';
+import type { RunningCalls } from '../running-calls.js';
 import { randomUUID } from 'node:crypto';
 
 /** The key of a call's logical effect, when it has one. */
@@ -31,13 +32,20 @@ export interface ClaimServices {
   readonly effects: Pick<RunningEffects, 'attach'>;
   /** How long past its deadline a call takes to end and commit (the abort grace and a margin). */
   readonly settleMs: number;
+  /** Whether the task was cancelled while the call waited (it then runs nothing). */
+  readonly running: Pick<RunningCalls, 'cancelled'>;
 }
 
 /** Waits for the call of this runtime that runs a record to end; `absent` when none does. */
 type Attacher = (record: EffectRecord) => Promise<'ended' | 'absent'>;
 
 function attacherOf(s: ClaimServices, call: Call): Attacher {
-  return (record) => s.effects.attach(record, { deadline: call.deadline, settleMs: s.settleMs, signal: call.options.signal, onProgress: call.options.onProgress });
+  return async (record) => {
+    const how = await s.effects.attach(record, { deadline: call.deadline, settleMs: s.settleMs, signal: call.options.signal, cancel: call.options.cancel, onProgress: call.options.onProgress });
+    // A task cancelled meanwhile stopped the effect; the waiting call must not go on to run it.
+    if (how === 'ended' && s.running.cancelled(call.draft.task_id)) throw new ToolgateError('cancelled', 'the task is cancelled', { by: 'task', phase: 'admission' });
+    return how;
+  };
 }
 
 export function claimRequestOf(env: Envelope, key: string, tool: AnyTool, argsDigest: Digest, attempt: AttemptId, deadline: number): ClaimRequest {
