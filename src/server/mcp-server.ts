@@ -88,7 +88,7 @@ export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpS
       return resultFor(f, callResultOf(receipt, textShaping, { args, undoable: listing.undoable(envelope.tool), successText: f === 'structured' ? 'line' : 'full' }));
     };
     const task = request.params.task;
-    if (task !== undefined) {
+    if (task !== undefined && tasks.offered()) {
       // Answered at once with the task; the call runs on under the task's own cancel.
       return tasks.create(envelope.tool, task.ttl, token, ({ cancel, onProgress }) => answer({ cancel, ...(onProgress ? { onProgress } : {}) })) as never;
     }

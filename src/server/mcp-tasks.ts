@@ -38,6 +38,8 @@ interface Entry {
   timer: NodeJS.Timeout | null;
 }
 
+/** The one revision with tasks in its core; 2026-07-28 moved them to an extension. */
+const TASKS_REVISION = '2025-11-25';
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
 const PAGE = 100;
 
@@ -76,6 +78,11 @@ export class McpTasks {
       this.close();
       previous?.();
     };
+  }
+
+  /** Whether this connection speaks the revision tasks belong to (a `task` on any other is ignored, as the spec asks). */
+  offered(): boolean {
+    return this.#server.getNegotiatedProtocolVersion() === TASKS_REVISION;
   }
 
   /** tools/list with `execution.taskSupport` on the tools that may run as a task. */

@@ -53,58 +53,61 @@ describe('a re-issued call with the same idempotency key attaches to the running
   before(async () => (s = await serve('tg-attach')));
   after(async () => s.close());
 
-  it('the second call gets the progress and then the first call\'s receipt; the command ran once', async () => {
-    const client = new Client({ name: 'attach-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(s.serving.url)));
-    try {
-      const key = `k-${newMarker()}`;
-      const count = join(s.workspace, 'count.txt');
-      const gate = join(s.workspace, 'gate');
-      // Appends once per execution, then runs until the test opens the gate, printing as it goes.
-      const params = {
-        name: 'shell_exec',
-        arguments: { shell: 'bash', script: 'echo run >> count.txt; until [ -e gate ]; do sleep 0.1; done; for i in 1 2 3; do echo tick $i; sleep 0.1; done; echo done' },
-        _meta: { 'toolgate/idempotency_key': key },
-      };
-      // The first request is given up by its client, as a client that timed out does.
-      const gaveUp = new AbortController();
-      const first = client.callTool(params, { signal: gaveUp.signal });
-      const firstSettled = first.then(
-        () => 'answered',
-        () => 'rejected',
-      );
-      assert.ok(await waitFor(() => lines(count).length === 1, 20_000), 'the command started');
-      gaveUp.abort();
-      assert.equal(await firstSettled, 'rejected');
-      // Re-issued with the same key (and a progress token): it waits for the running effect.
-      const progress: string[] = [];
-      const second = client.callTool(params, { onprogress: (p) => void progress.push(p.message ?? ''), resetTimeoutOnProgress: true });
-      // The effect still runs after its first client went away; let it finish.
-      await new Promise((r) => setTimeout(r, 300));
-      assert.deepEqual(lines(count), ['run'], 'still one execution while the second call waits');
-      writeFileSync(gate, '');
-      const result = await second;
-      assert.equal(result.isError ?? false, false, textOf(result));
-      assert.match(textOf(result), /tick 3\s+done/);
-      assert.equal(result._meta?.['toolgate/attached'], true);
-      assert.equal(result._meta?.['toolgate/replay'], true);
-      assert.ok(progress.some((m) => m.startsWith('stdout')), `progress reached the attached caller: ${JSON.stringify(progress)}`);
-      // Exactly one execution and one receipt for the key, the one the second call got.
-      assert.deepEqual(lines(count), ['run']);
-      const receipts = (await s.rt.store.listReceipts({})).filter((r) => r.idempotency_key === key);
-      assert.equal(receipts.length, 1);
-      assert.equal(receipts[0]?.status, 'succeeded');
-      assert.equal(result._meta?.['toolgate/receipt_id'], receipts[0]?.receipt_id);
-      // Later, the same key is a plain replay of that receipt.
-      const third = await client.callTool(params);
-      assert.equal(third._meta?.['toolgate/receipt_id'], receipts[0]?.receipt_id);
-      assert.equal(third._meta?.['toolgate/replay'], true);
-      assert.equal(third._meta?.['toolgate/attached'], undefined);
-      assert.deepEqual(lines(count), ['run']);
-    } finally {
-      await client.close();
-    }
-  });
+  for (const era of ['2025-11-25', '2026-07-28'] as const) {
+    it(`${era}: the second call gets the progress and then the first call's receipt; the command ran once`, async () => {
+      const client = new Client({ name: 'attach-test', version: '1.0.0' }, { versionNegotiation: { mode: era === '2026-07-28' ? { pin: era } : 'legacy' } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(s.serving.url)));
+      try {
+        assert.equal(client.getNegotiatedProtocolVersion(), era);
+        const key = `k-${newMarker()}`;
+        const count = join(s.workspace, `count-${era}.txt`);
+        const gate = join(s.workspace, `gate-${era}`);
+        // Appends once per execution, then runs until the test opens the gate, printing as it goes.
+        const params = {
+          name: 'shell_exec',
+          arguments: { shell: 'bash', script: `echo run >> count-${era}.txt; until [ -e gate-${era} ]; do sleep 0.1; done; for i in 1 2 3; do echo tick $i; sleep 0.1; done; echo done` },
+          _meta: { 'toolgate/idempotency_key': key },
+        };
+        // The first request is given up by its client, as a client that timed out does.
+        const gaveUp = new AbortController();
+        const first = client.callTool(params, { signal: gaveUp.signal });
+        const firstSettled = first.then(
+          () => 'answered',
+          () => 'rejected',
+        );
+        assert.ok(await waitFor(() => lines(count).length === 1, 20_000), 'the command started');
+        gaveUp.abort();
+        assert.equal(await firstSettled, 'rejected');
+        // Re-issued with the same key (and a progress token): it waits for the running effect.
+        const progress: string[] = [];
+        const second = client.callTool(params, { onprogress: (p) => void progress.push(p.message ?? ''), resetTimeoutOnProgress: true });
+        // The effect still runs after its first client went away; let it finish.
+        await new Promise((r) => setTimeout(r, 300));
+        assert.deepEqual(lines(count), ['run'], 'still one execution while the second call waits');
+        writeFileSync(gate, '');
+        const result = await second;
+        assert.equal(result.isError ?? false, false, textOf(result));
+        assert.match(textOf(result), /tick 3\s+done/);
+        assert.equal(result._meta?.['toolgate/attached'], true);
+        assert.equal(result._meta?.['toolgate/replay'], true);
+        assert.ok(progress.some((m) => m.startsWith('stdout')), `progress reached the attached caller: ${JSON.stringify(progress)}`);
+        // Exactly one execution and one receipt for the key, the one the second call got.
+        assert.deepEqual(lines(count), ['run']);
+        const receipts = (await s.rt.store.listReceipts({})).filter((r) => r.idempotency_key === key);
+        assert.equal(receipts.length, 1);
+        assert.equal(receipts[0]?.status, 'succeeded');
+        assert.equal(result._meta?.['toolgate/receipt_id'], receipts[0]?.receipt_id);
+        // Later, the same key is a plain replay of that receipt.
+        const third = await client.callTool(params);
+        assert.equal(third._meta?.['toolgate/receipt_id'], receipts[0]?.receipt_id);
+        assert.equal(third._meta?.['toolgate/replay'], true);
+        assert.equal(third._meta?.['toolgate/attached'], undefined);
+        assert.deepEqual(lines(count), ['run']);
+      } finally {
+        await client.close();
+      }
+    });
+  }
 });
 
 describe('a keyed call whose client never comes back', () => {
@@ -209,6 +212,19 @@ describe('shell_exec as an MCP task (2025-11-25, SDK 1.32 client)', () => {
     assert.equal((result.structuredContent as { error: { code: string } }).error.code, 'cancelled');
     assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'cancelled');
     await assert.rejects(client.experimental.tasks.cancelTask(taskId), (e: unknown) => e instanceof McpError && e.code === ErrorCode.InvalidParams);
+  });
+
+  it('a 2026-07-28 client is offered no tasks (they left the core there): no capability, no execution in tools/list', async () => {
+    const modern = new Client({ name: 'modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await modern.connect(new StreamableHTTPClientTransport(new URL(s.serving.url)));
+    try {
+      assert.equal(modern.getServerCapabilities()?.tasks, undefined);
+      const { tools } = await modern.listTools();
+      assert.ok(tools.some((t) => t.name === 'shell_exec'));
+      assert.ok(tools.every((t) => t.execution === undefined));
+    } finally {
+      await modern.close();
+    }
   });
 
   it('an unknown task is -32602; a task for a tool without task support is -32601', async () => {
