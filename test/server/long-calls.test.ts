@@ -110,6 +110,33 @@ describe('a re-issued call with the same idempotency key attaches to the running
   }
 });
 
+describe('a keyed call whose session ended', () => {
+  let s: Served;
+  before(async () => (s = await serve('tg-session-end')));
+  after(async () => s.close());
+
+  it('is stopped when the session ends, without waiting for the grace (60 s here): nobody can attach any more', async () => {
+    const client = new Client({ name: 'session-end-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(s.serving.url));
+    await client.connect(transport);
+    const marker = newMarker();
+    const gaveUp = new AbortController();
+    const call = client
+      .callTool(
+        { name: 'shell_exec', arguments: { shell: 'bash', script: 'setsid sleep 1000 & sleep 1001', env: { set: { TG_MARKER: marker } } }, _meta: { 'toolgate/idempotency_key': `k-${marker}` } },
+        { signal: gaveUp.signal },
+      )
+      .catch(() => 'rejected');
+    assert.ok(await waitFor(() => processesWithMarker(marker).length >= 2, 20_000), 'the command started');
+    gaveUp.abort();
+    assert.equal(await call, 'rejected');
+    await transport.terminateSession();
+    await client.close();
+    assert.ok(await waitFor(() => processesWithMarker(marker).length === 0, 20_000), 'the command was stopped');
+    assert.ok(await waitFor(async () => (await s.rt.store.listReceipts({})).some((r) => r.idempotency_key === `k-${marker}` && r.status === 'cancelled'), 20_000), 'a cancelled receipt');
+  });
+});
+
 describe('a keyed call whose client never comes back', () => {
   let s: Served;
   before(async () => (s = await serve('tg-detach', 300)));
