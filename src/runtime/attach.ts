@@ -21,6 +21,8 @@ export class EffectCallers {
   #count = 0;
   #timer: NodeJS.Timeout | null = null;
   #over = false;
+  /** No caller can come back: the last one to leave stops the effect at once. */
+  #abandoned = false;
 
   constructor(graceMs: number) {
     this.#graceMs = graceMs;
@@ -75,8 +77,9 @@ export class EffectCallers {
     }
   }
 
-  /** Nobody can come back (the task is over): an effect nobody waits for stops now, not after the grace. */
+  /** Nobody can come back (the task is over): an effect nobody waits for stops now, and one still waited for when its last caller leaves. */
   abandon(): void {
+    this.#abandoned = true;
     if (this.#count > 0 || this.#over) return;
     this.#disarm();
     this.#controller.abort();
@@ -93,7 +96,7 @@ export class EffectCallers {
   }
 
   #arm(): void {
-    if (this.#graceMs <= 0) {
+    if (this.#graceMs <= 0 || this.#abandoned) {
       this.#controller.abort();
       return;
     }
@@ -135,6 +138,11 @@ export class RunningEffects {
   /** The task is over (its MCP session ended): its effects nobody waits for stop without the grace. */
   abandonTask(task: TaskId): void {
     for (const [k, callers] of this.#byKey) if (k.startsWith(`${task}\u0000`)) callers.abandon();
+  }
+
+  /** The runtime is closing: no call can attach any more, so no effect waits out the grace. */
+  abandonAll(): void {
+    for (const callers of this.#byKey.values()) callers.abandon();
   }
 
   /**

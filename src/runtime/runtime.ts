@@ -323,6 +323,8 @@ export class Runtime {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // No call can attach any more: an effect nobody waits for stops now, not after the detach grace.
+    this.#parts.state.effects.abandonAll();
     // Tools end what they hold (shell sessions) first: a call waiting on a session's command returns then.
     const disposed = Promise.allSettled([...this.#parts.services.registry.tools().map((t) => t.dispose?.()), this.gateway?.close()]);
     await Promise.allSettled([...this.#inflight, this.#sweep, disposed, ...this.#teardowns]);

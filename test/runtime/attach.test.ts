@@ -106,3 +106,23 @@ test('a task cancelled while a call waits for its effect: both end cancelled, th
     await p.done();
   }
 });
+
+test('closing the runtime stops a detached effect at once instead of waiting out the grace (10 minutes here)', { timeout: 60_000 }, async () => {
+  const dirs = tempDirs('tg-attach-close');
+  const ledger = join(dirs.base, 'ledger');
+  const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })], detachGraceMs: 600_000 });
+  try {
+    const client = new AbortController();
+    const pending = tracked(rt.call(envelope('test.effect', { label: 'detached', after_ms: 300_000 }, { idempotency_key: 'detached-1' }), { signal: client.signal }));
+    assert.ok(await waitFor(() => ledgerLines(ledger).includes('detached'), 10_000), 'the effect started');
+    client.abort();
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(pending.settled(), false, 'the effect runs on after its client went');
+    await rt.close();
+    const r = await pending.receipt;
+    assert.equal(r.status, 'cancelled');
+  } finally {
+    await rt.close();
+    dirs.cleanup();
+  }
+});
