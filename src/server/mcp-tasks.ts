@@ -111,12 +111,13 @@ export class McpTasks {
             // Valid for the task's lifetime (spec); advisory: a client gone must not fail the call.
             this.#server.notification({ method: 'notifications/progress', params: { progressToken, ...p, _meta: { [RELATED_TASK_META_KEY]: { taskId } } } }).catch(() => {});
           };
-    const entry: Entry = { task, controller, outcome: null, timer: null, done: Promise.resolve() };
-    this.#entries.set(taskId, entry);
-    (entry as { done: Promise<void> }).done = run({ cancel: controller.signal, onProgress }).then(
+    // The settlement callbacks run later, once `entry` exists.
+    const done = run({ cancel: controller.signal, onProgress }).then(
       (result) => this.#finish(entry, { result }),
       (error: unknown) => this.#finish(entry, { error }),
     );
+    const entry: Entry = { task, controller, done, outcome: null, timer: null };
+    this.#entries.set(taskId, entry);
     this.#expireAfter(entry, grantedTtl);
     return {
       task: { ...task },

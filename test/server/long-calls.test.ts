@@ -191,12 +191,14 @@ describe('shell_exec as an MCP task (2025-11-25, SDK 1.32 client)', () => {
     assert.equal(tools.find((t) => t.name === 'fs_read')?.execution, undefined);
   });
 
-  it('create, get, list, result: the task answers at once and its result carries the receipt', async () => {
+  it('create, get, list, result: the task answers at once, reports progress, and its result carries the receipt', async () => {
     const gate = join(s.workspace, 'task-gate');
     const count = join(s.workspace, 'task-count.txt');
+    const progress: string[] = [];
     const created = await client.request(
       { method: 'tools/call', params: { name: 'shell_exec', arguments: { shell: 'bash', script: 'echo run >> task-count.txt; until [ -e task-gate ]; do sleep 0.1; done; echo finished' }, task: { ttl: 60_000 } } },
       CreateTaskResultSchema,
+      { onprogress: (p) => void progress.push(p.message ?? '') },
     );
     const { taskId } = created.task;
     assert.equal(created.task.status, 'working');
@@ -219,6 +221,8 @@ describe('shell_exec as an MCP task (2025-11-25, SDK 1.32 client)', () => {
     assert.equal(done.status, 'completed');
     assert.match(done.statusMessage ?? '', new RegExp(`receipt ${receiptId as string}`));
     assert.deepEqual(lines(count), ['run']);
+    // The progress token of the tools/call stays valid for the task's life (spec).
+    assert.ok(await waitFor(() => progress.some((m) => m.startsWith('stdout')), 10_000), `progress after the task was created: ${JSON.stringify(progress)}`);
   });
 
   it('tasks/cancel stops the command (no process left) and the result is the cancelled receipt; a second cancel is -32602', async () => {
