@@ -8,8 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as Sdk1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as Sdk1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -20,6 +20,7 @@ import { tempDirs } from '../support/fixtures.js';
 import { newMarker, processesWithMarker } from '../sandbox/fixtures.js';
 import { waitFor } from '../support/processes.js';
 
+const BIN = join(import.meta.dirname, '../../dist/src/cli/main.js');
 const GRANT: TaskGrant = { tools: ['*'], effects: ['read', 'write', 'execute'], read: ['**'], write: ['**'] };
 
 interface Served {
@@ -108,6 +109,38 @@ describe('a re-issued call with the same idempotency key attaches to the running
       }
     });
   }
+});
+
+describe('over stdio through the built CLI', () => {
+  it('a call given up by its client and re-issued with the key attaches: one execution, the same receipt', async () => {
+    const d = tempDirs('tg-attach-stdio');
+    const client = new Client({ name: 'attach-stdio', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--stdio', '--workspace', d.workspace, '--state-dir', d.state], stderr: 'inherit' }));
+    try {
+      const params = {
+        name: 'shell_exec',
+        arguments: { shell: 'bash', script: 'echo run >> count.txt; until [ -e gate ]; do sleep 0.1; done; echo done' },
+        _meta: { 'toolgate/idempotency_key': 'stdio-1' },
+      };
+      const gaveUp = new AbortController();
+      const first = client.callTool(params, { signal: gaveUp.signal }).catch(() => 'rejected');
+      assert.ok(await waitFor(() => lines(join(d.workspace, 'count.txt')).length === 1, 20_000), 'the command started');
+      gaveUp.abort();
+      assert.equal(await first, 'rejected');
+      const second = client.callTool(params);
+      await new Promise((r) => setTimeout(r, 300));
+      writeFileSync(join(d.workspace, 'gate'), '');
+      const result = await second;
+      assert.equal(result.isError ?? false, false, textOf(result));
+      assert.equal(result._meta?.['toolgate/attached'], true);
+      const again = await client.callTool(params);
+      assert.equal(again._meta?.['toolgate/receipt_id'], result._meta?.['toolgate/receipt_id']);
+      assert.deepEqual(lines(join(d.workspace, 'count.txt')), ['run']);
+    } finally {
+      await client.close();
+      d.cleanup();
+    }
+  });
 });
 
 describe('a keyed call whose session ended', () => {
