@@ -68,7 +68,8 @@ export function claimRequestOf(env: Envelope, key: string, tool: AnyTool, argsDi
  * or ambiguous, is reconciled first (the store hands it over as sent by this runtime):
  * completed → its recovered receipt is the answer; released → the call goes on; unknown →
  * back to ambiguous and reconciliation_required (asked again at the next retry; an operator
- * may settle it).
+ * may settle it). A record in progress under a call of this runtime is waited for, then looked
+ * at again (attach.ts); one in progress elsewhere is effect_in_progress.
  */
 async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile: Reconciler, again: () => ClaimResult | Promise<ClaimResult>, attach: Attacher): Promise<Claimed | 'free'> {
   switch (r.kind) {
