@@ -22,6 +22,7 @@ import { resolveHttpLimits, type HttpLimits } from './http-limits.js';
 import { SessionTable, sessionLimitResponse } from './http-sessions.js';
 import { sendWebResponse, webRequestHead, webRequestOf } from './http-bridge.js';
 import { createMcpServer, type McpServerOptions } from './mcp-server.js';
+import { ApprovalAsking } from './approval-elicit.js';
 import { ToolListing } from './tool-listing.js';
 
 export interface HttpServeOptions extends McpServerOptions, Partial<HttpLimits> {
@@ -103,7 +104,9 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
   const token = opts.bearerToken === undefined ? undefined : Buffer.from(`Bearer ${opts.bearerToken}`);
   const onError = opts.onError ?? (() => {});
 
-  const modern = createMcpHandler(() => createMcpServer(rt, listing, { taskId: modernTask }, opts), {
+  // One instance per modern request: the approval questions (and their key) are shared.
+  const asking = new ApprovalAsking(rt, opts);
+  const modern = createMcpHandler(() => createMcpServer(rt, listing, { taskId: modernTask, asking }, opts), {
     legacy: 'reject',
     onerror: onError,
     maxRequestBodySize: bodyLimit,
