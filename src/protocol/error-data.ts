@@ -168,7 +168,7 @@ export interface ErrorDataByCode {
    */
   idempotency_conflict: { readonly key: string; readonly args_digest: string; readonly recorded_args_digest: string; readonly recorded_tool: string };
   /**
-   * The same logical effect is running now.
+   * The same logical effect is running now: in another runtime (a shared store), or in this one and the call stopped waiting for it (its deadline or its client's cancel; docs/protocol.md#long-calls).
    * @stage claim
    * @status failed
    */

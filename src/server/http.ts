@@ -131,7 +131,11 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
       const taskId = newTaskId();
       const server = createMcpServer(rt, currentListing(), { taskId }, opts);
       // The session is the task: its end (DELETE, idle expiry, shutdown) ends what tools hold for it (shell sessions).
-      server.onclose = () => void rt.endTask(taskId);
+      const closeTasks = server.onclose; // the session's MCP tasks end with it too (mcp-tasks.ts)
+      server.onclose = () => {
+        closeTasks?.();
+        void rt.endTask(taskId);
+      };
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         onsessioninitialized: (sid): void => reservation.add(sid, { transport, server }),
