@@ -9,6 +9,8 @@ import { StartupError } from '../protocol/index.js';
 const operation = z.strictObject({
   tool: z.string().min(1),
   args: z.record(z.string(), z.unknown()),
+  /** edit: the field names of one edit in the `{edits}` array (e.g. `oldText`/`newText`). */
+  edit_fields: z.strictObject({ old: z.string().min(1), new: z.string().min(1) }).optional(),
 });
 
 export const OPERATIONS = ['read', 'write', 'edit', 'list', 'search', 'exec'] as const;
@@ -50,11 +52,11 @@ export function loadMap(file: string): ConformanceMap {
 }
 
 /** The arguments of one attempt: every string leaf with its placeholders replaced. */
-export function fill(template: unknown, values: Readonly<Record<string, string>>): unknown {
+export function fill(template: unknown, values: Readonly<Record<string, unknown>>): unknown {
   if (typeof template === 'string') {
     const whole = /^\{(\w+)\}$/.exec(template);
     if (whole && values[whole[1] as string] !== undefined) return values[whole[1] as string];
-    return template.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
+    return template.replace(/\{(\w+)\}/g, (m, k: string) => (typeof values[k] === 'string' ? values[k] : m));
   }
   if (Array.isArray(template)) return template.map((t) => fill(t, values));
   if (template && typeof template === 'object') return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, fill(v, values)]));
