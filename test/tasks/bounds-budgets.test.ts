@@ -1,0 +1,99 @@
+// The tree's bounds (depth, fan-out, descendants), ownership at spawn, and budgets: a child's
+// budget must fit in the parent's remainder and what it used is charged to the parent. Real
+// runtimes on one SQLite state dir: the parent on the repository, each child on its worktree.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PROTOCOL_VERSION, type Receipt, type TaskId } from '../../src/protocol/index.js';
+import { createRuntime, type Runtime } from '../../src/runtime/index.js';
+import { gitTree, spawnArgs, type Tree } from './fixtures.js';
+
+const GRANT = { tools: ['*'], effects: ['read' as const, 'write' as const, 'execute' as const], read: ['**'], write: ['**'], budget: { calls: 20 } };
+
+function call(rt: Runtime, task: string, tool: string, args: Record<string, unknown>): Promise<Receipt> {
+  return rt.call({ protocol_version: PROTOCOL_VERSION, task_id: task, tool, arguments: args });
+}
+
+async function open(t: Tree, workspace = t.workspace, calls = 20): Promise<Runtime> {
+  return createRuntime({ workspace, stateDir: t.state, grant: { ...GRANT, budget: { calls } }, tasks: { max_depth: 2, max_fanout: 2, max_descendants: 3 } });
+}
+
+async function childRuntime(t: Tree, parent: Runtime, child: string): Promise<Runtime> {
+  const sub = await parent.tasks?.get(child as TaskId);
+  assert.ok(sub);
+  return open(t, sub.record.worktree);
+}
+
+function taskIdOf(r: Receipt): string {
+  assert.equal(r.status, 'succeeded', JSON.stringify(r.error));
+  return (r.result as { task_id: string }).task_id;
+}
+
+test('depth, fan-out and descendants are bounded; owned paths overlap or leave the owner: refused', async () => {
+  const t = gitTree('tg-sub-bounds', { 'src/a/x.txt': 'x\n', 'src/b/y.txt': 'y\n', 'docs/d.txt': 'd\n' });
+  // Budget enough for every spawn: the refusals below are the tree's, not the budget's.
+  const rt = await open(t, t.workspace, 1000);
+  const opened: Runtime[] = [];
+  try {
+    const a = taskIdOf(await call(rt, 'root', 'task.spawn', spawnArgs(['src/a'])));
+    const overlap = await call(rt, 'root', 'task.spawn', spawnArgs(['src']));
+    assert.equal(overlap.error?.code, 'ownership_conflict');
+    assert.deepEqual(overlap.error?.data, { reason: 'held_by', paths: ['src'], task_id: a });
+    const b = taskIdOf(await call(rt, 'root', 'task.spawn', spawnArgs(['src/b'])));
+    const third = await call(rt, 'root', 'task.spawn', spawnArgs(['docs']));
+    assert.equal(third.error?.code, 'task_bound_exceeded');
+    assert.deepEqual(third.error?.data, { bound: 'fanout', limit: 2, current: 2 });
+    assert.ok(b);
+
+    const ca = await childRuntime(t, rt, a);
+    opened.push(ca);
+    const outside = await call(ca, a, 'task.spawn', spawnArgs(['docs'], { budget: { calls: 2 } }));
+    // The child's grant writes only what it owns: owning more is refused before the tree is asked.
+    assert.equal(outside.error?.code, 'policy_denied');
+    const a1 = taskIdOf(await call(ca, a, 'task.spawn', spawnArgs(['src/a/x.txt'], { budget: { calls: 3 } })));
+    const ca1 = await childRuntime(t, rt, a1);
+    opened.push(ca1);
+    const deeper = await call(ca1, a1, 'task.spawn', spawnArgs(['src/a/x.txt'], { budget: { calls: 1 } }));
+    assert.equal(deeper.error?.code, 'task_bound_exceeded');
+    assert.deepEqual(deeper.error?.data, { bound: 'depth', limit: 2, current: 2 });
+    const more = await call(ca, a, 'task.spawn', spawnArgs(['src/a'], { budget: { calls: 1 } }));
+    assert.equal(more.error?.code, 'task_bound_exceeded');
+    assert.deepEqual(more.error?.data, { bound: 'descendants', limit: 3, current: 3 });
+    // Refusals create nothing: three subtasks, three worktrees.
+    assert.equal((await rt.tasks?.list({ root: 'root' as TaskId }))?.length, 3);
+  } finally {
+    for (const o of opened) await o.close();
+    await rt.close();
+    t.cleanup();
+  }
+});
+
+test("a child's budget must fit the parent's remainder, and what the child used is charged to the parent", async () => {
+  const t = gitTree('tg-sub-budget', { 'src/a.txt': 'a\n' });
+  const rt = await open(t);
+  let child: Runtime | null = null;
+  try {
+    const tooBig = await call(rt, 'root', 'task.spawn', spawnArgs(['src'], { budget: { calls: 25 } }));
+    assert.equal(tooBig.error?.code, 'budget_exhausted');
+    assert.equal(tooBig.error?.data['dimension'], 'calls');
+    const unlimited = await call(rt, 'root', 'task.spawn', spawnArgs(['src'], { budget: {} }));
+    assert.equal(unlimited.error?.code, 'invalid_arguments');
+    const before = (await rt.policy.budgets.usage('root' as TaskId)).calls;
+    assert.deepEqual(before, { used: 2, reserved: 0 });
+
+    const id = taskIdOf(await call(rt, 'root', 'task.spawn', spawnArgs(['src'], { budget: { calls: 4 } })));
+    assert.deepEqual((await rt.policy.budgets.usage('root' as TaskId)).calls, { used: 3, reserved: 4 }, "the child's budget is held in the parent's");
+    child = await childRuntime(t, rt, id);
+    for (let i = 0; i < 3; i++) assert.equal((await call(child, id, 'fs.read', { path: 'src/a.txt' })).status, 'succeeded');
+    assert.equal((await call(child, id, 'task.complete', { conclusion: { summary: 'read it thrice' } })).status, 'succeeded');
+    const over = await call(child, id, 'fs.read', { path: 'src/a.txt' });
+    assert.equal(over.error?.code, 'budget_exhausted');
+    const result = await call(rt, 'root', 'task.result', { task_id: id });
+    assert.deepEqual((result.result as { charged: unknown }).charged, { calls: 4 });
+    // 2 refused spawns + 1 spawn + 4 calls of the child + 1 result: the parent's usage adds up.
+    assert.deepEqual((await rt.policy.budgets.usage('root' as TaskId)).calls, { used: 2 + 1 + 4 + 1, reserved: 0 });
+  } finally {
+    await child?.close();
+    await rt.close();
+    t.cleanup();
+  }
+});
