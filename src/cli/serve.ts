@@ -178,7 +178,8 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
     try {
       rt = await openRuntimeWithPolicy(
         child === null ? values : { ...values, workspace: child.worktree },
-        { ...(child === null ? {} : { tasks: loaded.config.tasks ?? {} }), ...(values.profile === undefined ? {} : { profile: values.profile }), ...(metrics ? { observers: [metrics] } : {}), ...(tracing ? { tracerProvider: tracing.provider } : {}) },
+        // A subtask's host: its grant was issued at spawn; any other task would get nothing.
+        { ...(child === null ? {} : { tasks: loaded.config.tasks ?? {}, grant: {} }), ...(values.profile === undefined ? {} : { profile: values.profile }), ...(metrics ? { observers: [metrics] } : {}), ...(tracing ? { tracerProvider: tracing.provider } : {}) },
         loaded,
       );
     } catch (e) {
@@ -222,7 +223,7 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
         ...(token === undefined ? {} : { bearerToken: token }),
         ...(values.task ? { taskId: values.task } : {}),
         // A subtask's host over HTTP: its task token is the bearer token.
-        ...(child ? { taskId: child.task, ...(token === undefined ? { bearerToken: child.token } : {}) } : {}),
+        ...(child ? { taskId: child.task, sessionTaskId: child.task, ...(token === undefined ? { bearerToken: child.token } : {}) } : {}),
         ...limits,
         ...form,
         onError,
@@ -232,8 +233,8 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
       });
       const stop = terminated();
       const watch = endWithSubtask(rt, child, () => Promise.resolve());
-      io.err(`toolgate: serving MCP on ${serving.url}${token === undefined ? '' : ' (bearer token required)'}`);
-      if (!LOOPBACK.has(host) && token === undefined) io.err('toolgate: warning: listening beyond loopback without --token-file');
+      io.err(`toolgate: serving MCP on ${serving.url}${token === undefined && child === null ? '' : ' (bearer token required)'}`);
+      if (!LOOPBACK.has(host) && token === undefined && child === null) io.err('toolgate: warning: listening beyond loopback without --token-file');
       const l = serving.limits;
       io.err(
         `toolgate: limits: ${l.maxConnections} connections (idle ${l.connectionIdleMs} ms, headers ${l.headersTimeoutMs} ms, ` +
