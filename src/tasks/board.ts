@@ -2,7 +2,7 @@
 // and worktree), complete, cancel (the whole subtree), wait (the wait-for graph) and the state a
 // parent reads. One board per runtime; every runtime on the same store sees the same tree.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex, ToolgateError, type ArtifactRef, type TaskId } from '../protocol/index.js';
 import { attenuate, BUDGET_DIMENSIONS, type BudgetLimitsSpec, type Grant, type Restrictions, type Usage } from '../policy/index.js';
@@ -194,6 +194,8 @@ export class TaskBoard {
     const moved = await this.#tree.updateSubtask(sub.task_id, ['running'], state, { ...record });
     if (!moved) return undefined;
     await this.#store.budgets.settle(sub.record.reservation_id, charged);
+    // The token is refused from now on; its file goes too (on this host: another host's stays, inert).
+    rmSync(sub.record.token_file, { force: true });
     return { ...sub, state, record };
   }
 

@@ -3,6 +3,8 @@
 // runtimes on one SQLite state dir: the parent on the repository, each child on its worktree.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PROTOCOL_VERSION, type Receipt, type TaskId } from '../../src/protocol/index.js';
 import { createRuntime, type Runtime } from '../../src/runtime/index.js';
 import { gitTree, spawnArgs, type Tree } from './fixtures.js';
@@ -91,6 +93,37 @@ test("a child's budget must fit the parent's remainder, and what the child used 
     assert.deepEqual((result.result as { charged: unknown }).charged, { calls: 4 });
     // 2 refused spawns + 1 spawn + 4 calls of the child + 1 result: the parent's usage adds up.
     assert.deepEqual((await rt.policy.budgets.usage('root' as TaskId)).calls, { used: 2 + 1 + 4 + 1, reserved: 0 });
+  } finally {
+    await child?.close();
+    await rt.close();
+    t.cleanup();
+  }
+});
+
+test('changes outside the owned paths are refused at task.complete; reverted, the child may complete', async () => {
+  const t = gitTree('tg-sub-outside', { 'src/a.txt': 'a\n', 'docs/d.txt': 'd\n' });
+  const rt = await open(t);
+  let child: Runtime | null = null;
+  try {
+    const id = taskIdOf(await call(rt, 'root', 'task.spawn', spawnArgs(['src'])));
+    const sub = await rt.tasks?.get(id as TaskId);
+    assert.ok(sub);
+    // Whatever wrote it (a command the sandbox let write the tree), docs/ is not the child's.
+    writeFileSync(join(sub.record.worktree, 'docs/d.txt'), 'planted\n');
+    writeFileSync(join(sub.record.worktree, 'docs/new.txt'), 'planted\n');
+    child = await childRuntime(t, rt, id);
+    const refused = await call(child, id, 'task.complete', { conclusion: { summary: 's' } });
+    assert.equal(refused.error?.code, 'ownership_conflict');
+    assert.deepEqual(refused.error?.data, { reason: 'changed_outside', paths: ['docs/d.txt', 'docs/new.txt'], task_id: id });
+    assert.equal((await rt.tasks?.get(id as TaskId))?.state, 'running', 'the child may fix it and retry');
+    writeFileSync(join(sub.record.worktree, 'docs/d.txt'), 'd\n');
+    unlinkSync(join(sub.record.worktree, 'docs/new.txt'));
+    assert.equal((await call(child, id, 'task.complete', { conclusion: { summary: 's' } })).status, 'succeeded');
+    const r = await call(rt, 'root', 'task.result', { task_id: id });
+    assert.deepEqual((r.result as { changes: unknown }).changes, []);
+    assert.equal(readFileSync(join(t.workspace, 'docs/d.txt'), 'utf8'), 'd\n');
+    assert.equal(existsSync(join(t.workspace, 'docs/new.txt')), false);
+    assert.equal(existsSync(sub.record.token_file), false, 'the token file goes when the child ends');
   } finally {
     await child?.close();
     await rt.close();
