@@ -130,3 +130,27 @@ test('changes outside the owned paths are refused at task.complete; reverted, th
     t.cleanup();
   }
 });
+
+test("a child past its deadline is expired: waits end, its calls are refused, what it used is charged", async () => {
+  const t = gitTree('tg-sub-expire', { 'src/a.txt': 'a\n' });
+  const rt = await open(t);
+  let child: Runtime | null = null;
+  try {
+    const id = taskIdOf(await call(rt, 'root', 'task.spawn', spawnArgs(['src'], { deadline_ms: 1000 })));
+    child = await childRuntime(t, rt, id);
+    // One call may still fit before the deadline (or not, on a slow machine): charged only if it ran.
+    const early = await call(child, id, 'fs.read', { path: 'src/a.txt' });
+    const waited = await call(rt, 'root', 'task.wait', { task_ids: [id], timeout_ms: 30_000 });
+    assert.deepEqual((waited.result as { tasks: unknown }).tasks, [{ task_id: id, state: 'expired' }]);
+    // The child's grant carries the deadline: every later call, task.complete too, is refused before it runs.
+    assert.equal((await call(child, id, 'fs.read', { path: 'src/a.txt' })).error?.code, 'policy_denied');
+    assert.equal((await call(child, id, 'task.complete', { conclusion: { summary: 'late' } })).error?.code, 'policy_denied');
+    const r = await call(rt, 'root', 'task.result', { task_id: id });
+    assert.equal((r.result as { state: string }).state, 'expired');
+    assert.deepEqual((r.result as { charged: unknown }).charged, { calls: early.status === 'succeeded' ? 1 : 0 });
+  } finally {
+    await child?.close();
+    await rt.close();
+    t.cleanup();
+  }
+});
