@@ -12,7 +12,7 @@ import type { TaskSettings } from './config.js';
 import { isTerminal, subtaskOf, type Subtask, type SubtaskRecord, type TaskState } from './record.js';
 import { checkConclusion, compileOutputSchema } from './schema.js';
 import { checkSpawn, ownedBy, type SpawnRefusal } from './tree.js';
-import { addWorktree, removeWorktree, repositoryAt, snapshotChild, snapshotWorkspace, type Repository } from './worktree.js';
+import { addWorktree, keepCommit, removeWorktree, repositoryAt, snapshotChild, snapshotWorkspace, type Repository } from './worktree.js';
 
 export interface SpawnSpec {
   readonly objective: string;
@@ -235,6 +235,7 @@ export class TaskBoard {
       const now = await this.get(child);
       throw new ToolgateError('task_state', `task ${child} ended while completing`, { task_id: child, state: now?.state ?? 'unknown', reason: 'not_running' });
     }
+    await keepCommit(repo, child, snap.commit);
     return ended;
   }
 

@@ -71,13 +71,17 @@ export interface ChildSnapshot {
 export async function snapshotChild(repo: Repository, worktree: string, input: string, task: string, signal?: AbortSignal): Promise<ChildSnapshot> {
   const commit = await commitTree(repo, worktree, input, `toolgate: result of subtask ${task}`, signal);
   const o = signal ? { signal } : {};
-  await gitOk(repo.root, ['--git-dir', repo.gitDir, 'update-ref', `refs/toolgate/tasks/${task}`, commit], 'keep the result commit', o);
   const names = (await gitOk(repo.root, ['--git-dir', repo.gitDir, 'diff-tree', '-r', '-z', '--no-renames', '--name-status', input, commit], 'list the changed paths', o)).toString('utf8');
   const parts = names.split('\0').filter((p) => p !== '');
   const changes: { status: string; path: string }[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) changes.push({ status: parts[i] as string, path: parts[i + 1] as string });
   const patch = await gitOk(repo.root, ['--git-dir', repo.gitDir, 'diff', '--binary', '--no-renames', input, commit], 'write the patch', o);
   return { commit, changes, patch };
+}
+
+/** Keeps the result commit from `git gc`: called once the completion is recorded (a losing concurrent completion must not move it). */
+export async function keepCommit(repo: Repository, task: string, commit: string): Promise<void> {
+  await gitOk(repo.gitDir, ['--git-dir', repo.gitDir, 'update-ref', `refs/toolgate/tasks/${task}`, commit], 'keep the result commit');
 }
 
 /** A blob at `rev:path`, or null when the path is absent there. */

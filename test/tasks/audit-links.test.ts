@@ -26,7 +26,11 @@ test('audit verify checks the parent and child chains and their links; a tampere
     child = await createRuntime({ workspace: sub?.record.worktree ?? '', stateDir: t.state, tasks: {} });
     assert.equal((await call(child, id, 'fs.write', { path: 'src/a.txt', content: 'b\n', mode: 'create_or_replace' })).status, 'succeeded');
     assert.equal((await call(child, id, 'task.complete', { conclusion: { summary: 's' } })).status, 'succeeded');
-    assert.equal((await call(rt, 'root', 'task.result', { task_id: id })).status, 'succeeded');
+    const result = await call(rt, 'root', 'task.result', { task_id: id });
+    assert.equal(result.status, 'succeeded');
+    // The result commit outlives the worktree: a ref keeps it from git gc.
+    const commit = (result.result as { commit: string }).commit;
+    assert.equal(execFileSync('git', ['-C', t.workspace, 'rev-parse', `refs/toolgate/tasks/${id}`], { encoding: 'utf8' }).trim(), commit);
   } finally {
     await child?.close();
     await rt.close();
