@@ -154,3 +154,33 @@ test("a child past its deadline is expired: waits end, its calls are refused, wh
     t.cleanup();
   }
 });
+
+test("a grandchild cannot widen what its parent was given: restrictions only add up", async () => {
+  const t = gitTree('tg-sub-widen', { 'src/a.txt': 'a\n' });
+  const rt = await open(t, t.workspace, 1000);
+  const opened: Runtime[] = [];
+  try {
+    const a = taskIdOf(await call(rt, 'root', 'task.spawn', spawnArgs(['src'], { restrictions: { tools: ['fs.*', 'task.*'] }, budget: { calls: 50 } })));
+    const ca = await childRuntime(t, rt, a);
+    opened.push(ca);
+    assert.equal((await call(ca, a, 'shell.exec', { argv: ['true'] })).error?.code, 'policy_denied');
+    // The grandchild asks for shell tools only: it gets what both lists allow, which is none of them.
+    const g = taskIdOf(await call(ca, a, 'task.spawn', spawnArgs(['src/a.txt'], { restrictions: { tools: ['shell.*'] }, budget: { calls: 5 } })));
+    const cg = await childRuntime(t, rt, g);
+    opened.push(cg);
+    for (const [tool, args] of [
+      ['shell.exec', { argv: ['sh', '-c', 'echo x > src/a.txt'] }],
+      ['fs.write', { path: 'src/a.txt', content: 'x\n', mode: 'create_or_replace' }],
+      ['fs.read', { path: 'src/a.txt' }],
+    ] as const) {
+      assert.equal((await call(cg, g, tool, args)).error?.code, 'policy_denied', tool);
+    }
+    // task.complete stays open to it: the one way it hands back.
+    assert.equal((await call(cg, g, 'task.complete', { conclusion: { summary: 'nothing allowed' } })).status, 'succeeded');
+    assert.equal(readFileSync(join(t.workspace, 'src/a.txt'), 'utf8'), 'a\n');
+  } finally {
+    for (const o of opened) await o.close();
+    await rt.close();
+    t.cleanup();
+  }
+});

@@ -2,8 +2,9 @@
 // operator's `toolgate task list | show | cancel`, which ends the child's HTTP host.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { PROTOCOL_VERSION, type TaskId } from '../../src/protocol/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
@@ -62,6 +63,36 @@ test('a child served over HTTP: its token is the bearer token; the operator list
   } finally {
     if (host.exitCode === null) host.kill('SIGKILL');
     await exited;
+    t.cleanup();
+  }
+});
+
+test('serve refuses a token that names no subtask, and the token of a subtask that ended', async () => {
+  const t = gitTree('tg-sub-token', { 'src/a.txt': 'a\n' });
+  try {
+    const rt = await createRuntime({ workspace: t.workspace, stateDir: t.state, tasks: {} });
+    let tokenFile: string;
+    let id: string;
+    try {
+      const r = await rt.call({ protocol_version: PROTOCOL_VERSION, task_id: 'root', tool: 'task.spawn', arguments: spawnArgs(['src']) });
+      ({ task_id: id, token_file: tokenFile } = r.result as { task_id: string; token_file: string });
+    } finally {
+      await rt.close();
+    }
+    const serve = (file: string) => spawnSync(process.execPath, [BIN, 'serve', '--stdio', '--task-token-file', file, '--state-dir', t.state], { encoding: 'utf8', input: '' });
+    const forged = join(t.base, 'forged.token');
+    writeFileSync(forged, `tgk_${'A'.repeat(43)}\n`);
+    const wrong = serve(forged);
+    assert.equal(wrong.status, 2);
+    assert.match(wrong.stderr, /usage: --task-token-file: the token in .* names no subtask/);
+    const kept = join(t.base, 'kept.token');
+    writeFileSync(kept, readFileSync(tokenFile));
+    execFileSync(process.execPath, [BIN, 'task', 'cancel', id, '--workspace', t.workspace, '--state-dir', t.state]);
+    assert.equal(existsSync(tokenFile), false, 'the token file is gone with the subtask');
+    const ended = serve(kept);
+    assert.equal(ended.status, 2);
+    assert.match(ended.stderr, new RegExp(`subtask ${id} is cancelled`));
+  } finally {
     t.cleanup();
   }
 });
