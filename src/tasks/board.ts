@@ -183,7 +183,7 @@ export class TaskBoard {
     const r = spec.restrictions;
     // The child can always hand back: task.complete is the one way it does.
     const narrowed = attenuate(parent, r.tools === undefined ? r : { ...r, tools: [...r.tools, 'task.complete'] }, subject);
-    const write = spec.owned.flatMap((p) => [p, `${p}/**`]);
+    const write = spec.owned.flatMap((p) => (p === '' || p === '.' ? ['**'] : [p, `${p}/**`]));
     return attenuate(narrowed, { write, budget: spec.budget, deadline: new Date(deadline).toISOString() }, subject);
   }
 

@@ -184,3 +184,24 @@ test("a grandchild cannot widen what its parent was given: restrictions only add
     t.cleanup();
   }
 });
+
+test('a child owning "." owns the whole workspace: it writes anywhere, and no sibling may own anything', async () => {
+  const t = gitTree('tg-sub-dot', { 'src/a.txt': 'a\n', 'b.txt': 'b\n' });
+  const rt = await open(t, t.workspace, 100);
+  let child: Runtime | null = null;
+  try {
+    const id = taskIdOf(await call(rt, 'root', 'task.spawn', spawnArgs(['.'])));
+    assert.equal((await call(rt, 'root', 'task.spawn', spawnArgs(['src']))).error?.code, 'ownership_conflict');
+    child = await childRuntime(t, rt, id);
+    assert.equal((await call(child, id, 'fs.write', { path: 'b.txt', content: 'B\n', mode: 'create_or_replace' })).status, 'succeeded');
+    assert.equal((await call(child, id, 'fs.write', { path: 'src/new.txt', content: 'n\n' })).status, 'succeeded');
+    assert.equal((await call(child, id, 'task.complete', { conclusion: { summary: 's' } })).status, 'succeeded');
+    const r = await call(rt, 'root', 'task.result', { task_id: id });
+    assert.deepEqual((r.result as { merge: unknown }).merge, { status: 'merged', written: ['b.txt', 'src/new.txt'], deleted: [], revision: (r.result as { merge: { revision: string } }).merge.revision });
+    assert.equal(readFileSync(join(t.workspace, 'src/new.txt'), 'utf8'), 'n\n');
+  } finally {
+    await child?.close();
+    await rt.close();
+    t.cleanup();
+  }
+});
