@@ -267,11 +267,13 @@ export class Runtime {
 
   /**
    * Cancels every running call of a task and refuses its new calls until `resumeTask`; what
-   * tools hold for the task (shell sessions) ends too.
+   * tools hold for the task (shell sessions) ends too, and so do its live subtasks.
    */
   cancelTask(task: string): void {
     this.#parts.state.running.cancel(task as TaskId);
     this.#track(this.endTask(task));
+    // A cancelled task's subtasks end with it (docs/tasks.md); their hosts end their calls.
+    if (this.tasks !== null) this.#track(this.tasks.cancelChildren(task as TaskId).catch(() => []));
   }
 
   /**

@@ -267,7 +267,15 @@ export class TaskBoard {
     return ended;
   }
 
-  /** Removes an ended subtask's worktree (its result commit stays under refs/toolgate/tasks/). */
+  /** Cancels every live child of `task` and their subtrees (the task itself was cancelled). */
+  async cancelChildren(task: TaskId): Promise<TaskId[]> {
+    if (this.#store.subtasks === undefined) return [];
+    const ended: TaskId[] = [];
+    for (const c of await this.#tree.listSubtasks({ parent: task })) if (c.state === 'running') ended.push(...(await this.cancel(task, c.task_id, `parent ${task} was cancelled`)));
+    return ended;
+  }
+
+    /** Removes an ended subtask's worktree (its result commit stays under refs/toolgate/tasks/). */
   async release(task: TaskId): Promise<void> {
     const sub = await this.get(task);
     if (sub === undefined || sub.record.worktree_removed || !isTerminal(sub.state)) return;

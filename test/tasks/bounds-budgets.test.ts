@@ -205,3 +205,24 @@ test('a child owning "." owns the whole workspace: it writes anywhere, and no si
     t.cleanup();
   }
 });
+
+test("cancelling a task through the runtime (runtime.cancelTask) ends its subtasks' whole tree", async () => {
+  const t = gitTree('tg-sub-rtcancel', { 'src/a/x.txt': 'x\n', 'src/b.txt': 'b\n' });
+  const rt = await open(t, t.workspace, 100);
+  let child: Runtime | null = null;
+  try {
+    const a = taskIdOf(await call(rt, 'root', 'task.spawn', spawnArgs(['src/a'], { budget: { calls: 20 } })));
+    const b = taskIdOf(await call(rt, 'root', 'task.spawn', spawnArgs(['src/b.txt'])));
+    child = await childRuntime(t, rt, a);
+    const a1 = taskIdOf(await call(child, a, 'task.spawn', spawnArgs(['src/a/x.txt'], { budget: { calls: 2 } })));
+    rt.cancelTask('root');
+    const states = async (): Promise<string[]> => Promise.all([a, b, a1].map(async (id) => (await rt.tasks?.get(id as TaskId))?.state ?? 'none'));
+    for (let i = 0; i < 200 && (await states()).some((s) => s !== 'cancelled'); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(await states(), ['cancelled', 'cancelled', 'cancelled']);
+    rt.resumeTask('root');
+  } finally {
+    await child?.close();
+    await rt.close();
+    t.cleanup();
+  }
+});
