@@ -275,7 +275,14 @@ export class TaskBoard {
     return ended;
   }
 
-    /** Removes an ended subtask's worktree (its result commit stays under refs/toolgate/tasks/). */
+  /** Effects of these tasks still claimed or sent: calls a host has not ended with a receipt yet. */
+  async inFlight(tasks: readonly TaskId[]): Promise<number> {
+    let n = 0;
+    for (const task of tasks) for (const state of ['claimed', 'sent'] as const) n += (await this.#store.listEffects({ task, state })).length;
+    return n;
+  }
+
+  /** Removes an ended subtask's worktree (its result commit stays under refs/toolgate/tasks/). */
   async release(task: TaskId): Promise<void> {
     const sub = await this.get(task);
     if (sub === undefined || sub.record.worktree_removed || !isTerminal(sub.state)) return;

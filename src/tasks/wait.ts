@@ -11,7 +11,8 @@ export interface WaitOutcome {
   readonly timed_out: boolean;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or at once when `signal` aborts; the timer and the listener go either way. */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       clearTimeout(timer);
@@ -44,7 +45,7 @@ export async function waitFor(board: TaskBoard, waiter: TaskId, targets: readonl
       const done = states.every((s) => isTerminal(s.state as never));
       if (done || Date.now() >= until) return { tasks: states, timed_out: !done };
       if (signal.aborted) throw signal.reason;
-      await sleep(Math.min(board.settings.pollMs, Math.max(1, until - Date.now())), signal);
+      await pause(Math.min(board.settings.pollMs, Math.max(1, until - Date.now())), signal);
     }
   } finally {
     await board.tree.removeWaits(waiter, targets);

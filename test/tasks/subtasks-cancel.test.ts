@@ -29,6 +29,15 @@ test('parent cancel: the child subtree ends, its running call ends with its rece
       const cancelled = await parent.call('task.cancel', { task_id: child });
       assert.ok(cancelled.ok, JSON.stringify(cancelled));
       assert.deepEqual(new Set(cancelled.result['cancelled'] as string[]), new Set([child, (grand.result as { task_id: string }).task_id]));
+      // task.cancel answers once the child's host ended the call: its receipt is already there.
+      assert.equal(cancelled.result['calls_ended'], true);
+      const early = await createRuntime({ workspace: t.workspace, stateDir: t.state });
+      try {
+        const rs = await early.store.listReceipts({ task: child as TaskId });
+        assert.ok(rs.some((r) => r.tool === 'shell.exec' && r.status === 'cancelled'), JSON.stringify(rs.map((r) => [r.tool, r.status])));
+      } finally {
+        await early.close();
+      }
       // The child's host sees the cancellation, ends the call (its answer may or may not reach the client) and exits.
       await running.then(
         (a) => assert.equal(a.error?.code, 'cancelled'),

@@ -2,6 +2,10 @@ import { z } from 'zod';
 import type { TaskId } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
 import type { TaskBoard } from '../board.js';
+import { pause } from '../wait.js';
+
+/** How long task.cancel waits for the hosts to end their calls: their poll, the abort grace (5 s), a margin. */
+const CALLS_END_WAIT_MS = 20_000;
 
 export const taskCancelArgs = z.strictObject({
   task_id: z.string().min(1).max(128).describe('A subtask below you'),
@@ -12,6 +16,7 @@ export type TaskCancelArgs = z.infer<typeof taskCancelArgs>;
 export const taskCancelResult = z.strictObject({
   task_id: z.string(),
   cancelled: z.array(z.string()).describe('Every subtask this call ended: the one named and its live descendants'),
+  calls_ended: z.boolean().describe("Whether their hosts ended every effectful call in flight (each with its receipt) within the wait; false: some are still ending, or a host is gone (toolgate reconcile)"),
 });
 export type TaskCancelResult = z.infer<typeof taskCancelResult>;
 
@@ -35,7 +40,15 @@ export function createTaskCancel(board: TaskBoard): ToolDefinition<TaskCancelArg
     normalize: () => ({ resources: [], prepared: undefined }),
     async execute(ctx) {
       const ended = await board.cancel(ctx.task_id, ctx.args.task_id as TaskId, ctx.args.reason ?? `cancelled by ${ctx.task_id}`);
-      return { status: 'succeeded', result: { task_id: ctx.args.task_id, cancelled: ended } };
+      // The hosts (other processes) see the cancellation at their next look and end their calls:
+      // wait, bounded, until no effect of the subtree is in flight, so the receipts exist on return.
+      const until = Math.min(Date.now() + CALLS_END_WAIT_MS, ctx.deadline - 1000);
+      let inFlight = await board.inFlight(ended);
+      while (inFlight > 0 && Date.now() < until && !ctx.signal.aborted) {
+        await pause(board.settings.pollMs, ctx.signal);
+        inFlight = await board.inFlight(ended);
+      }
+      return { status: 'succeeded', result: { task_id: ctx.args.task_id, cancelled: ended, calls_ended: inFlight === 0 } };
     },
   });
 }
