@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { createRuntime } from '../../src/runtime/index.js';
 import type { TaskId } from '../../src/protocol/index.js';
@@ -71,15 +72,18 @@ test('a wait that would close a cycle fails at once with deadlock; the other wai
     const { task_id: child, token_file } = (await parent.call('task.spawn', spawnArgs(['src']))).result as { task_id: string; token_file: string };
     const c = await childSession(t, token_file);
     try {
-      const parentWait = parent.call('task.wait', { task_ids: [child], timeout_ms: 120_000 });
-      // The parent's edge is in the store once its wait runs; the child's wait on the parent closes the cycle.
-      let answer = null;
-      for (let i = 0; i < 100; i++) {
-        answer = await c.call('task.wait', { task_ids: ['tsk_waiter'], timeout_ms: 1_000 });
-        if (answer.error?.code === 'deadlock') break;
+      const parentWait = parent.call('task.wait', { task_ids: [child], timeout_ms: 110_000 });
+      // Once the parent's edge is in the store (it waits), the child's wait on the parent closes the cycle.
+      const db = new Database(join(t.state, 'toolgate.db'), { readonly: true });
+      try {
+        const edge = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM task_waits WHERE waiter = 'tsk_waiter'`);
+        assert.ok(await waitFor(() => (edge.get()?.n ?? 0) > 0, 60_000), 'the parent waits');
+      } finally {
+        db.close();
       }
-      assert.equal(answer?.error?.code, 'deadlock', JSON.stringify(answer));
-      assert.deepEqual(answer?.error?.data['cycle'], [child, 'tsk_waiter', child]);
+      const answer = await c.call('task.wait', { task_ids: ['tsk_waiter'], timeout_ms: 1_000 });
+      assert.equal(answer.error?.code, 'deadlock', JSON.stringify(answer));
+      assert.deepEqual(answer.error?.data['cycle'], [child, 'tsk_waiter', child]);
       // A task waiting on itself is the shortest cycle.
       assert.equal((await c.call('task.wait', { task_ids: [child] })).error?.code, 'deadlock');
       assert.ok((await c.call('task.complete', { conclusion: { summary: 'done' } })).ok);
