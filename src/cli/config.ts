@@ -43,6 +43,7 @@ export const configSchema = z.strictObject({
       concurrency: z.number().int().min(1).max(1024).optional(),
       default_deadline_ms: z.number().int().min(1).optional(),
       abort_grace_ms: z.number().int().min(0).optional(),
+      detach_grace_ms: z.number().int().min(0).optional(),
       inline_result_bytes: z.number().int().min(1024).optional(),
     })
     .optional(),

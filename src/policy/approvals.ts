@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ToolgateError, type NormalizedAction, type TaskId } from '../protocol/index.js';
+import { ToolgateError, type Digest, type NormalizedAction, type TaskId } from '../protocol/index.js';
 import type { ApprovalBinding, ApprovalRecord, ApprovalStatus, ApprovalStore } from './stores.js';
 
 export type ApprovalState = ApprovalRecord & { readonly expired: boolean };
@@ -41,12 +41,16 @@ export class ApprovalDesk {
     return record;
   }
 
-  approve(id: string, by: string, now: number): Promise<ApprovalRecord> {
-    return this.#decide(id, 'approved', by, now);
+  /**
+   * Approves a pending request. `shown` is the action digest the approver was shown (a web
+   * view, an MCP question): a request that binds another action is refused, not approved.
+   */
+  approve(id: string, by: string, now: number, shown?: Digest): Promise<ApprovalRecord> {
+    return this.#decide(id, 'approved', by, now, shown);
   }
 
-  deny(id: string, by: string, now: number): Promise<ApprovalRecord> {
-    return this.#decide(id, 'denied', by, now);
+  deny(id: string, by: string, now: number, shown?: Digest): Promise<ApprovalRecord> {
+    return this.#decide(id, 'denied', by, now, shown);
   }
 
   get(id: string): Promise<ApprovalRecord | undefined> {
@@ -57,7 +61,21 @@ export class ApprovalDesk {
     return (await this.#store.listApprovals(filter)).map((r) => ({ ...r, expired: now >= r.expires_at }));
   }
 
-  async #decide(id: string, status: 'approved' | 'denied', by: string, now: number): Promise<ApprovalRecord> {
+  async #decide(id: string, status: 'approved' | 'denied', by: string, now: number, shown: Digest | undefined): Promise<ApprovalRecord> {
+    if (shown !== undefined) {
+      const bound = await this.#store.getApproval(id);
+      if (!bound) throw new ToolgateError('not_found', `no approval request ${id}`, { approval_id: id });
+      // The binding never changes after creation, so a check before the decision is enough.
+      if (bound.action_digest !== shown) {
+        throw new ToolgateError('precondition_failed', `approval request ${id} binds another action than the one shown`, {
+          approval_id: id,
+          status: bound.status,
+          expires_at: new Date(bound.expires_at).toISOString(),
+          action_digest: bound.action_digest,
+          shown_digest: shown,
+        });
+      }
+    }
     const decided = await this.#store.decideApproval(id, { status, by, at: now, expires_at: now + this.#ttlMs });
     if (decided) return decided;
     const existing = await this.#store.getApproval(id);

@@ -1,4 +1,4 @@
-import { digestOf, type Digest, type NormalizedAction } from '../protocol/index.js';
+import { approvalView, digestOf, type Digest, type NormalizedAction } from '../protocol/index.js';
 import { PathClassifier } from '../resources/index.js';
 import { ApprovalDesk } from './approvals.js';
 import type { CedarPolicySet } from './cedar/policy-set.js';
@@ -48,7 +48,7 @@ export class PolicyAuthorizer {
   }
 
   async authorize(action: NormalizedAction, grant: CompiledGrant, identity: CallIdentity): Promise<PolicyDecision> {
-    const action_digest = digestOf(action);
+    const action_digest = digestOf(approvalView(action));
     const base = { policy_version: this.policy.version, grant_digest: grant.digest, action_digest };
     // The workspace revision is read (from the store) only when a grant condition needs it.
     const call: SeenCall = { ...identity, revision: typeof identity.revision === 'function' ? (grant.requiresRevision ? await identity.revision() : undefined) : identity.revision };
@@ -77,7 +77,7 @@ export class PolicyAuthorizer {
    * a new call, with its own approval, is needed.
    */
   async check(action: NormalizedAction, grant: CompiledGrant, identity: CallIdentity): Promise<PolicyDecision> {
-    const action_digest = digestOf(action);
+    const action_digest = digestOf(approvalView(action));
     const base = { policy_version: this.policy.version, grant_digest: grant.digest, action_digest, approval_id: null };
     const call: SeenCall = { ...identity, revision: typeof identity.revision === 'function' ? (grant.requiresRevision ? await identity.revision() : undefined) : identity.revision };
     const { deny, ask } = this.#evaluate(action, grant, call);

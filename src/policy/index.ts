@@ -25,12 +25,15 @@ export { cedarRequestsOf } from './cedar/request.js';
 export { PolicyAuthorizer, type PolicyAuthorizerOptions } from './authorizer.js';
 export { decisionError, type PolicyDecision, type RefusalCode } from './decision.js';
 export { ApprovalDesk, type ApprovalState } from './approvals.js';
+export { ApprovalQuestions, type ApprovalQuestionsOptions, type AskRefusal } from './approval-asks.js';
 export { BudgetGate, DEFAULT_ESTIMATE, type AdmitOptions, type BudgetReservation } from './budgets.js';
 export type {
   ApprovalRecord,
   ApprovalStatus,
   ApprovalBinding,
   ApprovalStore,
+  ApprovalAsk,
+  AskUse,
   BudgetStore,
   BudgetUsageRow,
   DenialStore,

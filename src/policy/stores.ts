@@ -33,6 +33,25 @@ export interface ApprovalBinding {
   readonly grant_digest: Digest;
 }
 
+/**
+ * One question put to a person about a pending approval through an MCP client (the
+ * `requestState` of docs/approvals.md): it names the approval and the action digest shown, and
+ * is usable once, before it expires.
+ */
+export interface ApprovalAsk {
+  readonly id: string;
+  readonly approval_id: string;
+  readonly task_id: TaskId;
+  readonly action_digest: Digest;
+  /** Epoch ms. */
+  readonly created_at: number;
+  /** Epoch ms: after this the answer is refused. */
+  readonly expires_at: number;
+}
+
+/** What using an ask found: the ask (now used), or why it cannot be used. */
+export type AskUse = { readonly ok: true; readonly ask: ApprovalAsk } | { readonly ok: false; readonly reason: 'unknown' | 'used' | 'expired' };
+
 export interface ApprovalStore {
   /** The newest request with exactly this binding. */
   findApproval(binding: ApprovalBinding): Promise<ApprovalRecord | undefined>;
@@ -44,6 +63,13 @@ export interface ApprovalStore {
    */
   decideApproval(id: string, decision: { status: 'approved' | 'denied'; by: string; at: number; expires_at: number }): Promise<ApprovalRecord | undefined>;
   listApprovals(filter: { status?: ApprovalStatus; task?: TaskId }): Promise<ApprovalRecord[]>;
+  /** Records a question put to a person (and forgets asks that expired before `ask.created_at`). */
+  recordAsk(ask: ApprovalAsk): Promise<void>;
+  /**
+   * Marks the ask used, atomically: of any number of callers (on any host of the store) only
+   * the first one before its expiry gets `ok`; the others learn why not.
+   */
+  useAsk(id: string, at: number): Promise<AskUse>;
 }
 
 /** Amounts per budget dimension; absent = 0. */

@@ -72,6 +72,20 @@ export interface NormalizedAction {
   readonly tool_digest?: string;
   /** The tool's configuration requires approval of every call (an unclassified or manifested upstream tool). */
   readonly approval_required?: true;
+  /**
+   * Digest of what a person approves in place of the raw arguments, when the tool gives one: a
+   * shell call's parsed command line (spelling removed) with its other arguments, so the same
+   * commands written differently are one action to approve (docs/shell-intent.md). The decision's
+   * `action_digest` is taken over the action with `args_digest` replaced by it.
+   */
+  readonly binding_digest?: Digest;
+}
+
+/** The action an approval and a decision's `action_digest` are bound to (NormalizedAction.binding_digest). */
+export function approvalView(action: NormalizedAction): NormalizedAction {
+  if (action.binding_digest === undefined) return action;
+  const { binding_digest, ...rest } = action;
+  return { ...rest, args_digest: binding_digest };
 }
 
 export type DecisionOutcome = 'allow' | 'deny' | 'ask';

@@ -168,7 +168,7 @@ export interface ErrorDataByCode {
    */
   idempotency_conflict: { readonly key: string; readonly args_digest: string; readonly recorded_args_digest: string; readonly recorded_tool: string };
   /**
-   * The same logical effect is running now.
+   * The same logical effect is running now: in another runtime (a shared store), or in this one and the call stopped waiting for it (its deadline or its client's cancel; docs/protocol.md#long-calls).
    * @stage claim
    * @status failed
    */
@@ -271,7 +271,7 @@ export interface ErrorDataByCode {
    */
   already_exists: PathData;
   /**
-   * An `expected_sha256` no longer matches, the object changed between authorization and use (`reason`), an approval can no longer be decided, or an fs.patch line edit is stale or unbound (`stale_lines`, `unbound_line_edit`, `line_out_of_range`: `current` is the lines there now).
+   * An `expected_sha256` no longer matches, the object changed between authorization and use (`reason`), an approval can no longer be decided (or the action shown to the approver, `shown_digest`, is not the one it binds), or an fs.patch line edit is stale or unbound (`stale_lines`, `unbound_line_edit`, `line_out_of_range`: `current` is the lines there now).
    * @stage execute
    * @status failed
    */
@@ -282,7 +282,7 @@ export interface ErrorDataByCode {
         readonly actual_sha256?: string;
         readonly errno?: string;
       })
-    | { readonly approval_id: string; readonly status: string; readonly expires_at: string }
+    | { readonly approval_id: string; readonly status: string; readonly expires_at: string; readonly action_digest?: string; readonly shown_digest?: string }
     | (PathData & {
         readonly reason: 'stale_lines' | 'unbound_line_edit' | 'line_out_of_range';
         readonly edit: number;

@@ -18,6 +18,7 @@ export {
   IRREVERSIBLE_EFFECTS,
   OPEN_WORLD_EFFECTS,
   effectRank,
+  approvalView,
   type EffectClass,
   type Resource,
   type ProgramResource,

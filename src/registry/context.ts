@@ -82,6 +82,8 @@ export interface Normalized<P = undefined> {
   readonly tool_digest?: string;
   /** Every call of this tool needs an approval, whatever policy would otherwise allow (a connector manifest). */
   readonly approval_required?: boolean;
+  /** What an approval binds in place of the raw arguments (NormalizedAction.binding_digest): JSON, digested by the pipeline. */
+  readonly binding?: unknown;
   readonly prepared: P;
 }
 

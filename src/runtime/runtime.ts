@@ -13,6 +13,7 @@ import { Admission } from './admission.js';
 import type { CallOptions } from './call.js';
 import type { ReconcileParts, RuntimeConfig, RuntimeParts, RuntimeServices, RuntimeState } from './parts.js';
 import { RunningCalls } from './running-calls.js';
+import { RunningEffects } from './attach.js';
 import { prepareStateDir } from './state-dir.js';
 import { continuationKey } from './tokens.js';
 import { Resolver } from './stages/resolve.js';
@@ -48,6 +49,12 @@ export interface RuntimeOptions {
   readonly concurrency?: number;
   /** Deadline of a call whose envelope has none, from its arrival. Default 120 s. */
   readonly defaultDeadlineMs?: number;
+  /**
+   * How long a keyed call's effect keeps running after its client cancelled (e.g. the request
+   * timed out) and no call with the same key waits for it; a re-issued call attaches within it
+   * (docs/protocol.md#long-calls). 0 stops it at once, as an unkeyed call is. Default 60 s.
+   */
+  readonly detachGraceMs?: number;
   /** How long a tool may take to stop after its signal aborts. Default 5 s. */
   readonly abortGraceMs?: number;
   /** Results larger than this (JSON bytes) are stored as an artifact. Default 6 MiB. */
@@ -187,7 +194,7 @@ export class Runtime {
         retention: opts.receiptRetention ?? 'digest',
         secrets,
       };
-      const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls() };
+      const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls(), effects: new RunningEffects(opts.detachGraceMs ?? 60_000) };
       return new Runtime({ services, config, state }, profile, gateway, board);
     } catch (e) {
       await gateway?.close();
@@ -281,6 +288,8 @@ export class Runtime {
    * shell.session kills the task's shells and everything they started. Idempotent.
    */
   endTask(task: string): Promise<void> {
+    // Nobody of the ended session can attach again: what it left running without a caller stops now.
+    this.#parts.state.effects.abandonTask(task as TaskId);
     return Promise.allSettled(this.#parts.services.registry.tools().map((t) => t.endTask?.(task as TaskId))).then(() => {});
   }
 
@@ -328,6 +337,8 @@ export class Runtime {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // No call can attach any more: an effect nobody waits for stops now, not after the detach grace.
+    this.#parts.state.effects.abandonAll();
     // Tools end what they hold (shell sessions) first: a call waiting on a session's command returns then.
     const disposed = Promise.allSettled([...this.#parts.services.registry.tools().map((t) => t.dispose?.()), this.gateway?.close()]);
     await Promise.allSettled([...this.#inflight, this.#sweep, disposed, ...this.#teardowns]);

@@ -22,6 +22,7 @@ import { resolveHttpLimits, type HttpLimits } from './http-limits.js';
 import { SessionTable, sessionLimitResponse } from './http-sessions.js';
 import { sendWebResponse, webRequestHead, webRequestOf } from './http-bridge.js';
 import { createMcpServer, type McpServerOptions } from './mcp-server.js';
+import { ApprovalAsking } from './approval-elicit.js';
 import { ToolListing } from './tool-listing.js';
 
 export interface HttpServeOptions extends McpServerOptions, Partial<HttpLimits> {
@@ -105,7 +106,9 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
   const token = opts.bearerToken === undefined ? undefined : Buffer.from(`Bearer ${opts.bearerToken}`);
   const onError = opts.onError ?? (() => {});
 
-  const modern = createMcpHandler(() => createMcpServer(rt, listing, { taskId: modernTask }, opts), {
+  // One instance per modern request: the approval questions (and their key) are shared.
+  const asking = new ApprovalAsking(rt, opts);
+  const modern = createMcpHandler(() => createMcpServer(rt, listing, { taskId: modernTask, asking }, opts), {
     legacy: 'reject',
     onerror: onError,
     maxRequestBodySize: bodyLimit,
@@ -130,7 +133,11 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
       const taskId = opts.sessionTaskId ?? newTaskId();
       const server = createMcpServer(rt, currentListing(), { taskId }, opts);
       // The session is the task: its end (DELETE, idle expiry, shutdown) ends what tools hold for it (shell sessions).
-      server.onclose = () => void rt.endTask(taskId);
+      const closeTasks = server.onclose; // the session's MCP tasks end with it too (mcp-tasks.ts)
+      server.onclose = () => {
+        closeTasks?.();
+        void rt.endTask(taskId);
+      };
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         onsessioninitialized: (sid): void => reservation.add(sid, { transport, server }),

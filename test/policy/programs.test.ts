@@ -3,7 +3,8 @@
 // command that cannot be resolved (refused by anything that restricts programs, run otherwise).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { bindGrant, CedarPolicySet, cedarRequestsOf, cedarSchemaOf, CompiledGrant, DEFAULT_POLICY_SOURCE, PolicyAuthorizer, type TaskGrant } from '../../src/policy/index.js';
+import { readFileSync } from 'node:fs';
+import { bindGrant, CedarPolicySet, cedarRequestsOf, cedarSchemaOf, CompiledGrant, DEFAULT_POLICY_SOURCE, parseGrantFile, PolicyAuthorizer, type TaskGrant } from '../../src/policy/index.js';
 import type { NormalizedAction, ProgramResource, Resource } from '../../src/protocol/index.js';
 import { PathClassifier } from '../../src/resources/index.js';
 import { A1, act, NOW, stateFile, T1, testRegistry, validatedAgainst } from './fixtures.js';
@@ -99,5 +100,27 @@ describe('the grant names programs', () => {
     const curl = await narrow(shell(program('pytest'), program('curl')));
     assert.deepEqual(curl, { outcome: 'deny', determining: ['grant.programs'] });
     assert.deepEqual(await narrow(shell(unresolved('source'))), { outcome: 'deny', determining: ['grant.programs'] });
+  });
+});
+
+describe('the shipped example grants (policies/examples)', () => {
+  const grantFile = (name: string): TaskGrant => parseGrantFile(JSON.parse(readFileSync(new URL(`../../policies/examples/${name}.grant.json`, import.meta.url), 'utf8')));
+
+  it('the reviewer runs nothing: any program is refused by its empty program list (and it has no shell tool)', async () => {
+    const decide = decider(null, grantFile('reviewer'));
+    for (const p of [program('ls'), program('pytest'), unresolved('eval')]) {
+      const d = await decide(shell(p));
+      assert.equal(d.outcome, 'deny', p.name);
+      assert.ok(d.determining.includes('grant.programs'), JSON.stringify(d));
+    }
+  });
+
+  it('the CI fixer runs the test runners and build tools it names, and nothing else or unresolved', async () => {
+    const decide = decider(null, grantFile('ci-fixer'));
+    assert.equal((await decide(shell(program('npm', ['test']), program('pytest', ['-q']), program('make'), program('git', ['status'])))).outcome, 'allow');
+    for (const p of [program('curl', ['https://x.test']), program('python3', ['-c', 'x'], { is_interpreter: true, runs_code: true }), program('ssh'), unresolved('dynamic_command_name')]) {
+      const d = await decide(shell(program('npm', ['test']), p));
+      assert.deepEqual([d.outcome, d.determining.includes('grant.programs')], ['deny', true], p.name || p.unresolved || '');
+    }
   });
 });

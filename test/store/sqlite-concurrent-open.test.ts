@@ -4,7 +4,8 @@
 // in CI this way. Real processes, a real file; every open must succeed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ const ROUNDS = 20;
 
 test(`${PROCESSES} processes opening one new SQLite state folder together, ${ROUNDS} times: every open succeeds and the file is in WAL mode`, { timeout: 300_000 }, async () => {
   const base = mkdtempSync(join(tmpdir(), 'tg-open-together-'));
-  const children: ChildProcessWithoutNullStreams[] = [];
+  const children: ChildProcessByStdio<Writable, Readable, null>[] = [];
   try {
     const lines: AsyncIterator<string>[] = [];
     const readers: Interface[] = [];

@@ -4,9 +4,9 @@
 // them as bash does. The wasm build needs no native compiler (the package's native binding is
 // not used: allowScripts keeps its install script off).
 import { createRequire } from 'node:module';
-import type { Node, Parser, Tree } from 'web-tree-sitter';
+import type { Language, Node, Parser, Tree } from 'web-tree-sitter';
 
-export type { Node, Tree };
+export type { Language, Node, Tree };
 
 let loading: Promise<Parser> | null = null;
 

@@ -33,7 +33,7 @@ export interface ProgramUse {
 }
 
 export interface Unresolved {
-  readonly reason: 'dynamic_command_name' | 'eval' | 'source' | 'unsupported_wrapper' | 'parse_error' | 'too_deep' | 'wrapper_options' | 'interpreter_file';
+  readonly reason: 'dynamic_command_name' | 'eval' | 'source' | 'unsupported_wrapper' | 'parse_error' | 'too_deep' | 'wrapper_options' | 'interpreter_file' | 'session_state';
   readonly text: string;
 }
 
@@ -45,6 +45,8 @@ export interface RedirectUse {
 }
 
 export interface ShellIntent {
+  /** The line's syntax with its spelling removed (ParsedScript.canonical): what an approval binds. */
+  readonly canonical: string;
   readonly programs: readonly ProgramUse[];
   readonly unresolved: readonly Unresolved[];
   readonly redirections: readonly RedirectUse[];
@@ -104,6 +106,7 @@ class Collector {
   readonly programs: ProgramUse[] = [];
   readonly unresolved: Unresolved[] = [];
   readonly redirections: RedirectUse[] = [];
+  canonical = '';
   readonly #resolver: ProgramResolver;
   readonly #maxDepth: number;
 
@@ -118,6 +121,7 @@ class Collector {
       return;
     }
     const parsed = await parseBash(source);
+    if (depth === 0 && wrappers.length === 0) this.canonical = parsed.canonical;
     for (const e of parsed.errors) this.unresolved.push({ reason: 'parse_error', text: e });
     for (const r of parsed.redirections) this.redirections.push({ access: r.access, path: isLiteral(r.target) ? r.target.literal : null, text: r.text });
     for (const c of parsed.commands) await this.#command(c.words, parsed, wrappers, depth, [...context, ...c.context], c.text);
@@ -163,7 +167,7 @@ class Collector {
       this.unresolved.push({ reason: 'too_deep', text });
       return;
     }
-    const resolved = this.#resolver.resolve(head.literal);
+    const resolved = await this.#resolver.resolve(head.literal);
     const name = resolved.name;
     const base = head.literal.includes('/') ? name : head.literal;
     const args = words.slice(1);
@@ -238,7 +242,7 @@ class Collector {
 export async function shellIntent(script: string, o: IntentOptions): Promise<ShellIntent> {
   const c = new Collector(o);
   await c.script(script, [], 0, []);
-  return { programs: c.programs, unresolved: c.unresolved, redirections: c.redirections };
+  return { canonical: c.canonical, programs: c.programs, unresolved: c.unresolved, redirections: c.redirections };
 }
 
 /** The intent of an argv run without a shell (its wrappers unwrapped, `sh -c` parsed). */

@@ -3,7 +3,9 @@
 // curl or a renamed copy of it in the workspace are curl, recognized by content (sha256 of
 // files of the same size in the system's PATH directories), not by the name the script used.
 import { createHash } from 'node:crypto';
-import { accessSync, constants, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, createReadStream, readdirSync, realpathSync, statSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { LRUCache } from 'lru-cache';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 export interface ResolvedProgram {
@@ -38,10 +40,39 @@ function real(p: string): string {
   }
 }
 
-/** System programs by size, then by digest when asked: built once per process, lazily. */
+/** Digests kept: enough for every program of a system's PATH and the copies a task makes. */
+const DIGESTS_KEPT = 4_096;
+
+/** A file's identity and state: a write, a rename over it or a metadata change gives another key. */
+function stateKey(p: string): { key: string; size: number } | null {
+  try {
+    const st = statSync(p, { bigint: true });
+    if (!st.isFile()) return null;
+    return { key: `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${p}`, size: Number(st.size) };
+  } catch {
+    return null;
+  }
+}
+
+async function sha256Of(p: string): Promise<string | null> {
+  try {
+    const hash = createHash('sha256');
+    await pipeline(createReadStream(p), hash);
+    return hash.digest('hex');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * System programs by size, then by digest when asked: the size table is built once per process
+ * (lazily); digests are read without blocking the event loop (a copy of node is ~100 MB) and kept
+ * by the file's state, never by its path alone: a workspace file rewritten since it was hashed
+ * (a copy of `true` overwritten with curl) is hashed again, so it cannot keep an old identity.
+ */
 class SystemIndex {
   #bySize: Map<number, string[]> | null = null;
-  readonly #digests = new Map<string, string>();
+  readonly #digests = new LRUCache<string, string>({ max: DIGESTS_KEPT });
 
   #build(): Map<number, string[]> {
     const bySize = new Map<number, string[]>();
@@ -68,31 +99,27 @@ class SystemIndex {
     return bySize;
   }
 
-  #digest(p: string): string | null {
-    const known = this.#digests.get(p);
+  async #digest(p: string): Promise<string | null> {
+    const state = stateKey(p);
+    if (!state) return null;
+    const known = this.#digests.get(state.key);
     if (known) return known;
-    try {
-      const d = createHash('sha256').update(readFileSync(p)).digest('hex');
-      this.#digests.set(p, d);
-      return d;
-    } catch {
-      return null;
-    }
+    const d = await sha256Of(p);
+    // Changed while it was read: the digest belongs to neither state, so it is not kept.
+    if (d !== null && stateKey(p)?.key === state.key) this.#digests.set(state.key, d);
+    return d;
   }
 
   /** The system program with the same bytes as `file`, if any. */
-  identical(file: string): string | null {
+  async identical(file: string): Promise<string | null> {
     this.#bySize ??= this.#build();
-    let size: number;
-    try {
-      size = statSync(file).size;
-    } catch {
-      return null;
-    }
-    const candidates = this.#bySize.get(size);
+    const state = stateKey(file);
+    const candidates = state ? this.#bySize.get(state.size) : undefined;
     if (!candidates) return null;
-    const want = this.#digest(file);
-    return candidates.find((c) => this.#digest(c) === want) ?? null;
+    const want = await this.#digest(file);
+    if (want === null) return null;
+    for (const c of candidates) if ((await this.#digest(c)) === want) return c;
+    return null;
   }
 }
 
@@ -114,9 +141,9 @@ export class ProgramResolver {
   }
 
   /** One line names the same programs again and again (cat, grep): each is looked up once. */
-  readonly #known = new Map<string, ResolvedProgram>();
+  readonly #known = new Map<string, Promise<ResolvedProgram>>();
 
-  resolve(name: string): ResolvedProgram {
+  resolve(name: string): Promise<ResolvedProgram> {
     let r = this.#known.get(name);
     if (r === undefined) {
       r = this.#lookup(name);
@@ -125,7 +152,7 @@ export class ProgramResolver {
     return r;
   }
 
-  #lookup(name: string): ResolvedProgram {
+  async #lookup(name: string): Promise<ResolvedProgram> {
     if (name.includes('/')) {
       const p = isAbsolute(name) ? name : resolve(this.#cwd, name);
       return executableFile(p) ? this.#identify(p, basename(p)) : { name: basename(name), path: null, system: false };
@@ -137,14 +164,14 @@ export class ProgramResolver {
     return { name, path: null, system: false };
   }
 
-  #identify(invoked: string, asNamed: string): ResolvedProgram {
+  async #identify(invoked: string, asNamed: string): Promise<ResolvedProgram> {
     const file = real(invoked);
     const trusted = (p: string) => SYSTEM_PREFIXES.some((s) => p.startsWith(s)) && !this.#writable.some((w) => p.startsWith(w));
     if (trusted(file)) {
       // Named as invoked when that is a system directory entry (npm → npm-cli.js stays npm), else as the file.
       return { name: trusted(dirname(invoked) + '/') ? asNamed : basename(file), path: file, system: true };
     }
-    const same = systemIndex.identical(file);
+    const same = await systemIndex.identical(file);
     return same ? { name: basename(same), path: file, system: true } : { name: basename(invoked), path: file, system: false };
   }
 }

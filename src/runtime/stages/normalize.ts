@@ -1,4 +1,4 @@
-import type { NormalizedAction } from '../../protocol/index.js';
+import { digestOf, type NormalizedAction } from '../../protocol/index.js';
 import type { AnyTool, ReceiptLookup } from '../../registry/index.js';
 import type { Workspace } from '../../resources/index.js';
 import type { PolicyEngine } from '../../policy/index.js';
@@ -30,6 +30,7 @@ export async function normalizeStage(s: NormalizeServices, call: Call, tool: Any
     // Only when a tool sets them, so the digest of every other action is unchanged.
     ...(n.tool_digest !== undefined ? { tool_digest: n.tool_digest } : {}),
     ...(n.approval_required ? { approval_required: true as const } : {}),
+    ...(n.binding !== undefined ? { binding_digest: digestOf(n.binding) } : {}),
   };
   call.draft.normalized_action = action;
   return { action, prepared: n.prepared };

@@ -98,6 +98,11 @@ export function errorDetailLines(error: ErrorBody, tool: string): string[] {
       const failed = str(data['failed']);
       return failed === undefined ? [] : [`the part that failed: ${failed}${str(data['cause_code']) === undefined ? '' : ` (${String(data['cause_code'])})`}`];
     }
+    case 'approval_required': {
+      // The model cannot approve (no tool can): a person does, out of band, and the same call then runs.
+      const id = str(data['approval_id']);
+      return id === undefined ? [] : [`a person can approve it with \`toolgate approve ${id}\` (or in the web view); then repeat exactly this call`];
+    }
     case 'invalid_resource':
       return data['kind'] === 'directory' && tool === 'fs.read' ? [`fs_read reads files; to see what the directory holds: fs_list ${JSON.stringify({ path: str(data['path']) ?? '.' })}`] : [];
     // The one-line message (with the data in structuredContent) says all of these.
@@ -106,7 +111,6 @@ export function errorDetailLines(error: ErrorBody, tool: string): string[] {
     case 'path_escape':
     case 'secret_path':
     case 'policy_denied':
-    case 'approval_required':
     case 'repeated_denial':
     case 'destination_refused':
     case 'connector_not_configured':

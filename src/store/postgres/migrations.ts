@@ -138,6 +138,20 @@ export const PG_POLICY_MIGRATIONS: PostgresMigrationSet = {
       PRIMARY KEY (task_id, denial_key)
     );
     `,
+    // v2: the questions put to a person through an MCP client about an approval (their
+    // requestState), each usable once (docs/approvals.md).
+    `
+    CREATE TABLE policy_approval_asks (
+      id TEXT PRIMARY KEY,
+      approval_id TEXT NOT NULL,
+      task_id TEXT NOT NULL,
+      action_digest TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      expires_at BIGINT NOT NULL,
+      used_at BIGINT
+    );
+    CREATE INDEX policy_approval_asks_by_expiry ON policy_approval_asks(expires_at);
+    `,
   ],
 };
 

@@ -1,10 +1,13 @@
 // Approval requests on PostgreSQL (table policy_approvals), with the SQLite store's semantics
 // (sqlite/policy-approvals.ts); `seq` keeps insertion order where SQLite has its rowid.
 import type { TaskId } from '../../protocol/index.js';
-import type { ApprovalBinding, ApprovalRecord, ApprovalStatus, ApprovalStore } from '../../policy/index.js';
+import type { ApprovalAsk, ApprovalBinding, ApprovalRecord, ApprovalStatus, ApprovalStore, AskUse } from '../../policy/index.js';
 import { approvalRecordOf, type ApprovalRow } from '../rows.js';
 import type { Database } from './database.js';
 
+
+type AskRow = ApprovalAsk & { readonly used_at: number | null };
+const ASK_COLUMNS = 'id, approval_id, task_id, action_digest, created_at, expires_at, used_at';
 
 const COLUMNS = 'id, task_id, action_digest, policy_version, grant_digest, action_json, reasons_json, determining_json, status, created_at, expires_at, decided_at, decided_by';
 
@@ -81,4 +84,36 @@ export class PgApprovalStore implements ApprovalStore {
     const sql = `SELECT ${COLUMNS} FROM policy_approvals ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, seq`;
     return (await this.#db.read<ApprovalRow>('list approvals', sql, params)).rows.map(approvalRecordOf);
   }
+
+  async recordAsk(ask: ApprovalAsk): Promise<void> {
+    await this.#db.transaction('record the approval question', async (tx) => {
+      await tx.query('DELETE FROM policy_approval_asks WHERE expires_at < $1', [ask.created_at]);
+      await tx.query(`INSERT INTO policy_approval_asks (${ASK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, NULL)`, [
+        ask.id,
+        ask.approval_id,
+        ask.task_id,
+        ask.action_digest,
+        ask.created_at,
+        ask.expires_at,
+      ]);
+    });
+  }
+
+  async useAsk(id: string, at: number): Promise<AskUse> {
+    // One statement: the row lock makes a concurrent use on another host wait, then find used_at set.
+    const used = (
+      await this.#db.query<AskRow>(
+        'use the approval question',
+        `UPDATE policy_approval_asks SET used_at = $1 WHERE id = $2 AND used_at IS NULL AND expires_at > $1 RETURNING ${ASK_COLUMNS}`,
+        [at, id],
+      )
+    ).rows[0];
+    if (used) return { ok: true, ask: askOf(used) };
+    const row = (await this.#db.read<AskRow>('read the approval question', `SELECT ${ASK_COLUMNS} FROM policy_approval_asks WHERE id = $1`, [id])).rows[0];
+    return { ok: false, reason: row === undefined ? 'unknown' : row.used_at !== null ? 'used' : 'expired' };
+  }
+}
+
+function askOf(r: AskRow): ApprovalAsk {
+  return { id: r.id, approval_id: r.approval_id, task_id: r.task_id, action_digest: r.action_digest, created_at: r.created_at, expires_at: r.expires_at };
 }

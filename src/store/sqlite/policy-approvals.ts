@@ -2,10 +2,10 @@
 // migratePolicyTables in policy-tables.ts).
 import type { Database, Statement } from 'better-sqlite3';
 import type { TaskId } from '../../protocol/index.js';
-import type { ApprovalBinding, ApprovalRecord, ApprovalStatus, ApprovalStore } from '../../policy/index.js';
+import type { ApprovalAsk, ApprovalBinding, ApprovalRecord, ApprovalStatus, ApprovalStore, AskUse } from '../../policy/index.js';
 import { approvalRecordOf, type ApprovalRow } from '../rows.js';
 
-
+type AskRow = ApprovalAsk & { readonly used_at: number | null };
 
 export class SqliteApprovalStore implements ApprovalStore {
   readonly #find: Statement<[string, string, string, string], ApprovalRow>;
@@ -13,9 +13,21 @@ export class SqliteApprovalStore implements ApprovalStore {
   readonly #insert: Statement<[ApprovalRow]>;
   readonly #decide: Statement<[ApprovalStatus, number, string, number, string, number]>;
   readonly #db: Database;
+  readonly #insertAsk: Statement<[ApprovalAsk]>;
+  readonly #forgetAsks: Statement<[number]>;
+  readonly #useAsk: Statement<[number, string, number], AskRow>;
+  readonly #getAsk: Statement<[string], AskRow>;
 
   constructor(db: Database) {
     this.#db = db;
+    this.#insertAsk = db.prepare(
+      `INSERT INTO policy_approval_asks (id, approval_id, task_id, action_digest, created_at, expires_at, used_at)
+       VALUES (@id, @approval_id, @task_id, @action_digest, @created_at, @expires_at, NULL)`,
+    );
+    this.#forgetAsks = db.prepare('DELETE FROM policy_approval_asks WHERE expires_at < ?');
+    // One statement: SQLite runs it under the write lock, so two uses cannot both see used_at NULL.
+    this.#useAsk = db.prepare('UPDATE policy_approval_asks SET used_at = ? WHERE id = ? AND used_at IS NULL AND expires_at > ? RETURNING *');
+    this.#getAsk = db.prepare('SELECT * FROM policy_approval_asks WHERE id = ?');
     this.#find = db.prepare(
       `SELECT * FROM policy_approvals WHERE task_id = ? AND action_digest = ? AND policy_version = ? AND grant_digest = ?
        ORDER BY created_at DESC, rowid DESC LIMIT 1`,
@@ -82,4 +94,22 @@ export class SqliteApprovalStore implements ApprovalStore {
     const sql = `SELECT * FROM policy_approvals ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, rowid`;
     return this.#db.prepare<string[], ApprovalRow>(sql).all(...params).map(approvalRecordOf);
   }
+
+  async recordAsk(ask: ApprovalAsk): Promise<void> {
+    this.#db.transaction(() => {
+      this.#forgetAsks.run(ask.created_at);
+      this.#insertAsk.run({ id: ask.id, approval_id: ask.approval_id, task_id: ask.task_id, action_digest: ask.action_digest, created_at: ask.created_at, expires_at: ask.expires_at });
+    })();
+  }
+
+  async useAsk(id: string, at: number): Promise<AskUse> {
+    const used = this.#useAsk.get(at, id, at);
+    if (used) return { ok: true, ask: askOf(used) };
+    const row = this.#getAsk.get(id);
+    return { ok: false, reason: row === undefined ? 'unknown' : row.used_at !== null ? 'used' : 'expired' };
+  }
+}
+
+function askOf(r: AskRow): ApprovalAsk {
+  return { id: r.id, approval_id: r.approval_id, task_id: r.task_id, action_digest: r.action_digest, created_at: r.created_at, expires_at: r.expires_at };
 }

@@ -60,12 +60,27 @@ CREATE TABLE IF NOT EXISTS policy_denials (
 );
 `;
 
-/** The same tables as one migration step, for the store's versioned migration sets. */
-export const POLICY_MIGRATIONS = { name: 'policy', steps: [POLICY_TABLES_SQL] } as const;
+// v2: the questions put to a person through an MCP client about an approval (their
+// requestState), each usable once (docs/approvals.md).
+const APPROVAL_ASKS_SQL = `
+CREATE TABLE IF NOT EXISTS policy_approval_asks (
+  id TEXT PRIMARY KEY,
+  approval_id TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  action_digest TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  used_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS policy_approval_asks_by_expiry ON policy_approval_asks(expires_at);
+`;
+
+/** The same tables as migration steps, for the store's versioned migration sets. */
+export const POLICY_MIGRATIONS = { name: 'policy', steps: [POLICY_TABLES_SQL, APPROVAL_ASKS_SQL] } as const;
 
 /** Creates the policy tables when missing. Safe to call on every open. */
 export function migratePolicyTables(db: Database): void {
-  db.exec(POLICY_TABLES_SQL);
+  for (const step of POLICY_MIGRATIONS.steps) db.exec(step);
 }
 
 class SqliteDenialStore implements DenialStore {

@@ -1,10 +1,11 @@
 import { ToolgateError } from '../../protocol/index.js';
 import { MIN_SECRET_LENGTH } from '../../redact/index.js';
+import { SANDBOX_PATH } from '../../resources/index.js';
 import type { ShellExecArgs } from './schema.js';
 
-/** What every command gets unless the call overrides it; HOME is the private, writable /tmp. */
+/** What every command gets unless the call overrides it; HOME is the private, writable /tmp. The PATH is the one shell intent resolves programs with. */
 export const DEFAULT_ENV: Readonly<Record<string, string>> = {
-  PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  PATH: SANDBOX_PATH,
   HOME: '/tmp',
   LANG: 'C.UTF-8',
 };

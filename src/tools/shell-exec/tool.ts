@@ -1,12 +1,11 @@
 import { join } from 'node:path';
 import { errorBody, ToolgateError, type ArtifactRef, type CallStatus, type Digest, type ErrorBody, type Resource } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
-import { changedPaths, systemResolver, type DestinationGrant, type HostResolver } from '../../resources/index.js';
+import { changedPaths, intentResources, systemResolver, type DestinationGrant, type HostResolver } from '../../resources/index.js';
 import { checkToolchainConfig, defaultHomes, sandboxCache, type RunResult, type ToolchainConfig } from '../../sandbox/index.js';
 import { gitStatus } from './git-status.js';
 import { collectFiles } from './collect.js';
 import { buildEnv, DEFAULT_ENV } from './environment.js';
-import { intentResources } from './intent.js';
 import { shellExecArgs, shellExecResult, type ShellExecArgs, type ShellExecResult } from './schema.js';
 
 export const SHELL_EXEC_DEFAULT_TIMEOUT_MS = 120_000;
@@ -117,7 +116,12 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
       ];
       // Every program the line runs, and the files its redirections name (docs/shell-intent.md).
       const path = args.env?.set?.['PATH'] ?? (args.env?.pass?.includes('PATH') ? (opts.hostEnv ?? process.env)['PATH'] : undefined) ?? DEFAULT_ENV['PATH'] ?? '';
-      resources.push(...(await intentResources(args, ctx, cwd.path, path)).resources);
+      const intent = await intentResources(args, ctx, cwd.path, path);
+      resources.push(...intent.resources);
+      // An approval binds the line as parsed, spelling removed, with every other argument: the
+      // same commands written differently reuse it; other commands, operators or arguments do not.
+      const { script: _script, argv: _argv, ...rest } = args;
+      const binding = { mode: args.argv ? 'argv' : 'script', command: intent.intent.canonical, rest };
       if (args.network === 'host') resources.push({ kind: 'host', host: '*', port: null });
       let destinationGrant: DestinationGrant | null = null;
       if (args.network === 'allowlist') {
@@ -132,6 +136,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
       const networked = args.network === 'host' || args.network === 'allowlist';
       return {
         resources,
+        binding,
         ...(networked ? { effect_class: 'network' as const } : {}),
         prepared: { cwd: cwd.path === '.' ? ctx.workspace.root : join(ctx.workspace.root, cwd.path), writable, collect, destinationGrant },
       };

@@ -1,7 +1,7 @@
 import { isAbsolute, relative } from 'node:path';
 import { abortKindOf, errorBody, ToolgateError, type ArtifactRef, type Resource, type TaskId } from '../../protocol/index.js';
 import { defineTool, type ExecuteContext, type ToolDefinition, type ToolOutcome } from '../../registry/index.js';
-import { changedPaths } from '../../resources/index.js';
+import { changedPaths, intentResources, SANDBOX_PATH, unresolvedOf } from '../../resources/index.js';
 import { checkToolchainConfig, DEFAULT_LIMITS, defaultHomes, sandboxCache, SandboxSession, type Sandbox, type DriverReport, type ToolchainConfig } from '../../sandbox/index.js';
 import { shellSessionArgs, shellSessionResult, type ShellSessionArgs, type ShellSessionResult } from './schema.js';
 import { sessionResult, statusOf, type ResultParts } from './result.js';
@@ -15,7 +15,7 @@ const FOLLOW_DEFAULT_YIELD_MS = 1_000;
 
 /** What every session starts with; HOME is the sandbox's private /tmp. */
 const START_ENV: Readonly<Record<string, string>> = {
-  PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  PATH: SANDBOX_PATH,
   HOME: '/tmp',
   LANG: 'C.UTF-8',
 };
@@ -217,7 +217,7 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
     defineTool<ShellSessionArgs, ShellSessionResult, Prepared>({
       name: 'shell.session',
       module: import.meta.url,
-      version: '1.0.0',
+      version: '1.1.0',
       description:
         'A persistent bash session per task: cd, export, functions and background jobs (`cmd &`) carry over between runs, in one sandbox like shell.exec (read-only system, workspace read-write, no network, limits). action run (default) runs `command` and returns its exit code, output, cwd and env changes; with yield_ms it returns while the command still runs; then read for more output and the exit status, write to send stdin text or a key (C-c, C-d); restart; close. Several sessions by `session` name (at most 4).',
       owner: 'toolgate',
@@ -230,12 +230,23 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
       max_output_bytes: 256 * 1024,
       cancellation: 'kill',
       idempotency: 'reconcile',
-      async normalize(_args, ctx) {
+      async normalize(args, ctx) {
         const writable = opts.workspaceWrite !== false && (await ctx.grants({ kind: 'path', path: '.', access: 'write' }));
         const resources: Resource[] = [
           { kind: 'path', path: '.', access: 'execute' },
           { kind: 'path', path: '.', access: writable ? 'write' : 'read' },
         ];
+        if ((args.action ?? 'run') === 'run') {
+          // The programs the command names, as shell.exec's (docs/shell-intent.md), read from the
+          // workspace root with the session's starting PATH. A persistent shell carries cd, PATH,
+          // functions and aliases from earlier runs, which the text of this one cannot show: the
+          // action also names that as unresolved, so a policy that restricts programs refuses a
+          // session command (fail closed) while a grant without program rules runs it.
+          const intent = await intentResources({ script: args.command ?? '' }, ctx, '.', SANDBOX_PATH);
+          resources.push(...intent.resources, unresolvedOf('session_state'));
+          const { command: _command, ...rest } = args;
+          return { resources, prepared: { writable }, binding: { command: intent.intent.canonical, rest } };
+        }
         return { resources, prepared: { writable } };
       },
       async execute(ctx) {

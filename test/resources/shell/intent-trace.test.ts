@@ -81,7 +81,7 @@ describe('shell intent against what really runs (strace in the sandbox)', () => 
           for (const w of p.wrappers) {
             const word = w.split(' ')[0] as string;
             if (['eval', 'trap', 'alias', 'command', 'time', 'exec', 'builtin'].includes(word)) continue;
-            const r = resolver.resolve(word);
+            const r = await resolver.resolve(word);
             if (r.path) named.add(r.path);
           }
         }

@@ -3,7 +3,7 @@
 // bash grammar; programs are resolved on this machine's file system, as the sandbox sees it.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { argvIntent, shellIntent, type ShellIntent } from '../../../src/resources/shell/intent.js';
@@ -134,6 +134,20 @@ describe('shell intent: the program is the file that runs', () => {
     assert.equal(p?.path, join(ws, 'pytest'));
     assert.equal(p?.system, true);
     assert.equal(p?.has_network_flags, true);
+  });
+
+  it('a workspace copy rewritten with other bytes is what it is now: a copy of true overwritten with curl is curl, then junk of curl\'s size is no longer curl', async () => {
+    const file = join(ws, 'fetcher');
+    copyFileSync('/usr/bin/true', file);
+    chmodSync(file, 0o755);
+    assert.deepEqual((await shellIntent('./fetcher', opts())).programs.map((p) => p.name), ['true']);
+    copyFileSync('/usr/bin/curl', file);
+    assert.deepEqual((await shellIntent('./fetcher x', opts())).programs.map((p) => p.name), ['curl']);
+    // Same size, same inode, other bytes (and the mtime put back): hashed again, not taken from before.
+    const { mtime, size } = statSync(file);
+    writeFileSync(file, Buffer.alloc(size, 0x41));
+    utimesSync(file, mtime, mtime);
+    assert.deepEqual((await shellIntent('./fetcher x', opts())).programs.map((p) => [p.name, p.system]), [['fetcher', false]]);
   });
 
   it('a symlink to curl is curl', async () => {

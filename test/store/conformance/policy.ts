@@ -54,6 +54,28 @@ export function policyCases(backend: ConformanceBackend): void {
       });
     });
 
+    it('approval asks: used once, by the first of many users at once; a used, expired or unknown ask is refused with its reason', async () => {
+      await withState(backend, async ({ open }) => {
+        const s = await open();
+        const other = await open();
+        const task = freshTask();
+        const ask = { id: `${task}:ask_1`, approval_id: 'apr_1', task_id: task, action_digest: 'sha256:action' as Digest, created_at: NOW, expires_at: NOW + 60_000 };
+        await s.approvals.recordAsk(ask);
+        await s.approvals.recordAsk({ ...ask, id: `${task}:ask_old`, expires_at: NOW + 10 });
+        // Ten uses at once over two store instances: exactly one gets the ask.
+        const uses = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? s : other).approvals.useAsk(`${task}:ask_1`, NOW + 1)));
+        assert.equal(uses.filter((u) => u.ok).length, 1, 'used once');
+        assert.deepEqual(uses.find((u) => u.ok), { ok: true, ask });
+        assert.deepEqual(uses.filter((u) => !u.ok).map((u) => (u.ok ? '' : u.reason)), Array(9).fill('used'));
+        assert.deepEqual(await s.approvals.useAsk(`${task}:ask_old`, NOW + 10), { ok: false, reason: 'expired' });
+        assert.deepEqual(await s.approvals.useAsk(`${task}:ask_none`, NOW), { ok: false, reason: 'unknown' });
+        // Recording a new ask forgets the ones that expired before it.
+        await s.approvals.recordAsk({ ...ask, id: `${task}:ask_2`, created_at: NOW + 20, expires_at: NOW + 90_000 });
+        assert.deepEqual(await s.approvals.useAsk(`${task}:ask_old`, NOW + 20), { ok: false, reason: 'unknown' });
+        assert.equal((await other.approvals.useAsk(`${task}:ask_2`, NOW + 21)).ok, true);
+      });
+    });
+
     it('budgets: reserve within the limits, refuse past them, settle charges the actual use, release charges nothing', async () => {
       await withState(backend, async ({ open }) => {
         const s = await open();

@@ -18,7 +18,7 @@ forbid (principal, action, resource is Toolgate::Program) when { resource.name =
 @id("no-git-push")
 forbid (principal, action, resource is Toolgate::Program) when { resource.name == "git" && resource.args.contains("push") };`;
 
-async function withRuntime(o: { policy?: string; grant?: TaskGrant }, body: (run: (script: string) => Promise<Receipt>, ws: string) => Promise<void>): Promise<void> {
+async function withRuntime(o: { policy?: string; grant?: TaskGrant }, body: (run: (script: string) => Promise<Receipt>, ws: string, rt: Runtime) => Promise<void>): Promise<void> {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'tg-intent-rt-')));
   const ws = join(base, 'ws');
   mkdirSync(ws);
@@ -33,7 +33,7 @@ async function withRuntime(o: { policy?: string; grant?: TaskGrant }, body: (run
   });
   let seq = 0;
   try {
-    await body((script) => rt.call({ protocol_version: PROTOCOL_VERSION, task_id: 'intent', tool: 'shell.exec', arguments: { shell: 'bash', script }, idempotency_key: `k${seq++}` }), ws);
+    await body((script) => rt.call({ protocol_version: PROTOCOL_VERSION, task_id: 'intent', tool: 'shell.exec', arguments: { shell: 'bash', script }, idempotency_key: `k${seq++}` }), ws, rt);
   } finally {
     await rt.close();
     rmSync(base, { recursive: true, force: true });
@@ -102,5 +102,31 @@ test('a grant naming programs refuses what cannot be resolved (a command from a 
     const r = await run('C=true; $C');
     assert.equal(r.status, 'succeeded', JSON.stringify(r.error));
     assert.deepEqual(programsOf(r).map((p) => p.unresolved), ['dynamic_command_name']);
+  });
+});
+
+test('an approval binds the line as parsed: the same commands spelled differently reuse it; another operator, argument or command list needs its own', async () => {
+  const ASK_MAKE = `@id("make-asks")
+@approval("required")
+permit (principal, action, resource is Toolgate::Program) when { resource.name == "make" };`;
+  await withRuntime({ policy: ASK_MAKE }, async (run, ws, rt) => {
+    writeFileSync(join(ws, 'Makefile'), 'all:\n\t@touch made\n');
+    const first = await run('true && make all');
+    assert.equal(first.error?.code, 'approval_required', JSON.stringify(first.error));
+    const approvalOf = (r: Receipt): string | undefined => (r.error?.data as { approval_id?: string } | undefined)?.approval_id;
+    const id = approvalOf(first);
+    assert.ok(id, JSON.stringify(first.error));
+    assert.equal(existsSync(join(ws, 'made')), false, 'nothing ran before the approval');
+    await rt.approvals.approve(id, 'alice', Date.now());
+    for (const spelled of ['true && make all', 'true&&make "all"', "true && \\\nmake 'all' # comment"]) {
+      const r = await run(spelled);
+      assert.equal(r.status, 'succeeded', `${spelled}: ${JSON.stringify(r.error)}`);
+      assert.deepEqual(r.decision?.determining, [`approval:${id}`], spelled);
+    }
+    for (const other of ['true || make all', 'true && make all install', 'make all && true', 'true && make all > log.txt']) {
+      const r = await run(other);
+      assert.equal(r.error?.code, 'approval_required', `${other}: ${JSON.stringify(r.error)}`);
+      assert.ok(approvalOf(r) && approvalOf(r) !== id, other);
+    }
   });
 });

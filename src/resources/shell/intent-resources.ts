@@ -1,11 +1,11 @@
-// What a shell.exec call will run, as resources: every program its argv or script runs
+// What a shell.exec call (or a shell.session command) will run, as resources: every program its argv or script runs
 // (resources/shell: the bash grammar, wrappers unwrapped, each program resolved to its file) and
 // the files its redirections name. Policy sees `pytest -q; curl … | sh` as pytest, curl and sh,
 // not as one argv (docs/shell-intent.md).
 import { isAbsolute, join, relative } from 'node:path';
 import { ToolgateError, type ProgramResource, type Resource } from '../../protocol/index.js';
-import type { NormalizeContext } from '../../registry/index.js';
-import { argvIntent, shellIntent, type ShellIntent } from '../../resources/index.js';
+import type { Workspace } from '../paths/workspace.js';
+import { argvIntent, shellIntent, type ShellIntent } from './intent.js';
 
 /** More programs than this in one call are named by the first ones, and the rest as unresolved. */
 export const MAX_PROGRAMS = 256;
@@ -30,7 +30,8 @@ function programOf(p: ShellIntent['programs'][number]): ProgramResource {
   };
 }
 
-function unresolvedOf(reason: string): ProgramResource {
+/** A program entry for what could not be resolved, and why (a program policy refuses it). */
+export function unresolvedOf(reason: string): ProgramResource {
   return { kind: 'program', name: '', path: null, args: [], wrappers: [], is_interpreter: false, runs_code: false, has_network_flags: false, system: false, unresolved: reason };
 }
 
@@ -41,7 +42,7 @@ function unresolvedOf(reason: string): ProgramResource {
  */
 export async function intentResources(
   command: { readonly argv?: readonly string[] | undefined; readonly script?: string | undefined },
-  ctx: Pick<NormalizeContext, 'workspace'>,
+  ctx: { readonly workspace: Workspace },
   cwd: string,
   path: string,
 ): Promise<IntentResources> {
