@@ -12,7 +12,7 @@ import type { TaskSettings } from './config.js';
 import { isTerminal, subtaskOf, type Subtask, type SubtaskRecord, type TaskState } from './record.js';
 import { checkConclusion, compileOutputSchema } from './schema.js';
 import { checkSpawn, ownedBy, type SpawnRefusal } from './tree.js';
-import { addWorktree, keepCommit, removeWorktree, repositoryAt, snapshotChild, snapshotWorkspace, type Repository } from './worktree.js';
+import { addWorktree, keepCommit, removeWorktree, repositoryAt, snapshotChild, snapshotWorkspace, type Repository, type SecretTest } from './worktree.js';
 
 export interface SpawnSpec {
   readonly objective: string;
@@ -90,7 +90,7 @@ export class TaskBoard {
     return row === undefined ? repositoryAt(root) : { root: row.record.worktree, gitDir: row.record.git_dir };
   }
 
-  async spawn(parent: TaskId, workspaceRoot: string, spec: SpawnSpec, signal: AbortSignal): Promise<Spawned> {
+  async spawn(parent: TaskId, workspaceRoot: string, isSecret: SecretTest, spec: SpawnSpec, signal: AbortSignal): Promise<Spawned> {
     compileOutputSchema(spec.output_schema);
     const parentSub = await this.get(parent);
     if (parentSub !== undefined && parentSub.state !== 'running') throw new ToolgateError('task_state', `task ${parent} is ${parentSub.state}`, { task_id: parent, state: parentSub.state, reason: 'not_running' });
@@ -102,7 +102,7 @@ export class TaskBoard {
     // The child's deadline fits in the parent's remainder: it is cut to the parent's.
     const deadline = Math.min(now + Math.min(spec.deadline_ms, this.settings.maxDeadlineMs), parentDeadline);
     const repo = await this.#repoOf(parent, workspaceRoot);
-    const input = await snapshotWorkspace(repo, signal);
+    const input = await snapshotWorkspace(repo, isSecret, signal);
     const task_id = `tsk_${randomUUID().replace(/-/g, '')}` as TaskId;
     const reservation_id = `bud_${randomUUID()}`;
     const reserved = await this.#store.budgets.reserve({ id: reservation_id, task_id: parent, limits: grant.budget, amounts: this.#amounts(spec.budget), now, expires_at: deadline });
@@ -206,13 +206,13 @@ export class TaskBoard {
   }
 
   /** The child hands back: the conclusion (checked), its tree as a commit and a patch, bound to its receipts. */
-  async complete(child: TaskId, conclusion: unknown, artifacts: ArtifactSink, signal: AbortSignal): Promise<Subtask> {
+  async complete(child: TaskId, conclusion: unknown, artifacts: ArtifactSink, isSecret: SecretTest, signal: AbortSignal): Promise<Subtask> {
     const sub = await this.get(child);
     if (sub === undefined) throw new ToolgateError('task_state', `task ${child} is not a subtask: only a subtask completes`, { task_id: child, state: 'root', reason: 'not_in_tree' });
     if (sub.state !== 'running') throw new ToolgateError('task_state', `task ${child} is ${sub.state}`, { task_id: child, state: sub.state, reason: 'not_running' });
     checkConclusion(sub.record.output_schema, conclusion, this.settings.maxConclusionBytes);
     const repo = { root: sub.record.worktree, gitDir: sub.record.git_dir };
-    const snap = await snapshotChild(repo, sub.record.worktree, sub.record.input_revision, child, signal);
+    const snap = await snapshotChild(repo, sub.record.worktree, sub.record.input_revision, child, isSecret, signal);
     const outside = snap.changes.map((c) => c.path).filter((p) => !ownedBy(p, sub.record.owned));
     if (outside.length > 0) {
       throw new ToolgateError('ownership_conflict', `the subtask changed paths it does not own: ${outside.slice(0, 10).join(', ')}`, { reason: 'changed_outside', paths: outside, task_id: child });

@@ -15,6 +15,9 @@ export interface Repository {
   readonly gitDir: string;
 }
 
+/** Whether a workspace path is a secret (the workspace's classifier): such a file never enters a snapshot. */
+export type SecretTest = (path: string) => boolean;
+
 export async function repositoryAt(root: string, signal?: AbortSignal): Promise<Repository> {
   const r = await git(root, ['rev-parse', '--show-toplevel', '--absolute-git-dir'], signal ? { signal } : {});
   const [top, gitDir] = r.stdout.toString('utf8').trim().split('\n');
@@ -25,14 +28,17 @@ export async function repositoryAt(root: string, signal?: AbortSignal): Promise<
 }
 
 /** Commits `workTree` as it is now (tracked and untracked files, not ignored ones) on top of `parent`, through a private index. */
-async function commitTree(repo: Repository, workTree: string, parent: string | null, message: string, signal?: AbortSignal): Promise<string> {
+async function commitTree(repo: Repository, workTree: string, parent: string | null, message: string, isSecret: SecretTest, signal?: AbortSignal): Promise<string> {
   const index = join(tmpdir(), `toolgate-index-${randomUUID()}`);
   const env = { GIT_INDEX_FILE: index };
   const o = { env, ...(signal ? { signal } : {}) };
   const base = ['--git-dir', repo.gitDir, '--work-tree', workTree];
   try {
     if (parent !== null) await gitOk(workTree, [...base, 'read-tree', parent], 'read the base tree', o);
-    await gitOk(workTree, [...base, 'add', '-A', '--', '.'], 'stage the work tree', o);
+    // Secret files are left out before `git add` would write them into the object store.
+    const listed = (await gitOk(workTree, [...base, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], 'list the work tree', o)).toString('utf8');
+    const secrets = listed.split('\0').filter((p) => p !== '' && isSecret(p));
+    await gitOk(workTree, [...base, 'add', '-A', '--', '.', ...secrets.map((p) => `:(exclude,literal)${p}`)], 'stage the work tree', o);
     const tree = (await gitOk(workTree, [...base, 'write-tree'], 'write the tree', o)).toString('utf8').trim();
     const args = [...base, 'commit-tree', tree, ...(parent === null ? [] : ['-p', parent]), '-m', message];
     return (await gitOk(workTree, args, 'commit the snapshot', o)).toString('utf8').trim();
@@ -42,10 +48,10 @@ async function commitTree(repo: Repository, workTree: string, parent: string | n
 }
 
 /** The parent's current revision as an immutable commit: HEAD plus its uncommitted changes. */
-export async function snapshotWorkspace(repo: Repository, signal?: AbortSignal): Promise<string> {
+export async function snapshotWorkspace(repo: Repository, isSecret: SecretTest, signal?: AbortSignal): Promise<string> {
   const head = await git(repo.root, ['--git-dir', repo.gitDir, 'rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
   const parent = head.code === 0 ? head.stdout.toString('utf8').trim() : null;
-  return commitTree(repo, repo.root, parent, 'toolgate: input revision of a subtask', signal);
+  return commitTree(repo, repo.root, parent, 'toolgate: input revision of a subtask', isSecret, signal);
 }
 
 export async function addWorktree(repo: Repository, dir: string, revision: string, signal?: AbortSignal): Promise<void> {
@@ -68,8 +74,8 @@ export interface ChildSnapshot {
 }
 
 /** What the child changed in its worktree, as a commit on the input revision, its paths and its patch. */
-export async function snapshotChild(repo: Repository, worktree: string, input: string, task: string, signal?: AbortSignal): Promise<ChildSnapshot> {
-  const commit = await commitTree(repo, worktree, input, `toolgate: result of subtask ${task}`, signal);
+export async function snapshotChild(repo: Repository, worktree: string, input: string, task: string, isSecret: SecretTest, signal?: AbortSignal): Promise<ChildSnapshot> {
+  const commit = await commitTree(repo, worktree, input, `toolgate: result of subtask ${task}`, isSecret, signal);
   const o = signal ? { signal } : {};
   const names = (await gitOk(repo.root, ['--git-dir', repo.gitDir, 'diff-tree', '-r', '-z', '--no-renames', '--name-status', input, commit], 'list the changed paths', o)).toString('utf8');
   const parts = names.split('\0').filter((p) => p !== '');

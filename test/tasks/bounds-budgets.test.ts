@@ -3,6 +3,7 @@
 // runtimes on one SQLite state dir: the parent on the repository, each child on its worktree.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROTOCOL_VERSION, type Receipt, type TaskId } from '../../src/protocol/index.js';
@@ -220,6 +221,32 @@ test("cancelling a task through the runtime (runtime.cancelTask) ends its subtas
     for (let i = 0; i < 200 && (await states()).some((s) => s !== 'cancelled'); i++) await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(await states(), ['cancelled', 'cancelled', 'cancelled']);
     rt.resumeTask('root');
+  } finally {
+    await child?.close();
+    await rt.close();
+    t.cleanup();
+  }
+});
+
+test('secret files never enter a snapshot: not the input revision, not the worktree, not the result, not the object store', async () => {
+  const t = gitTree('tg-sub-secret', { 'src/a.txt': 'a\n' });
+  const canary = `tg-canary-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  writeFileSync(join(t.workspace, '.env'), `TOKEN=${canary}\n`);
+  const rt = await open(t, t.workspace, 100);
+  let child: Runtime | null = null;
+  try {
+    const id = taskIdOf(await call(rt, 'root', 'task.spawn', spawnArgs(['.'])));
+    const sub = await rt.tasks?.get(id as TaskId);
+    assert.ok(sub);
+    assert.equal(existsSync(join(sub.record.worktree, '.env')), false);
+    // A secret the child's tree grew (whatever wrote it) is left out of its result too.
+    writeFileSync(join(sub.record.worktree, '.env'), `TOKEN=${canary}-child\n`);
+    writeFileSync(join(sub.record.worktree, 'src/a.txt'), 'b\n');
+    child = await childRuntime(t, rt, id);
+    const done = await call(child, id, 'task.complete', { conclusion: { summary: 's' } });
+    assert.deepEqual((done.result as { changes: unknown }).changes, [{ status: 'M', path: 'src/a.txt' }]);
+    const objects = execFileSync('git', ['-C', t.workspace, 'cat-file', '--batch-all-objects', '--batch'], { maxBuffer: 64 * 1024 * 1024 });
+    assert.equal(objects.includes(Buffer.from(canary)), false, 'no git object holds the secret');
   } finally {
     await child?.close();
     await rt.close();

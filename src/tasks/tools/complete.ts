@@ -41,7 +41,7 @@ export function createTaskComplete(board: TaskBoard): ToolDefinition<TaskComplet
     idempotency: 'safe_to_repeat',
     normalize: () => ({ resources: [], prepared: undefined }),
     async execute(ctx) {
-      const done = await board.complete(ctx.task_id, ctx.args.conclusion, ctx.artifacts, ctx.signal);
+      const done = await board.complete(ctx.task_id, ctx.args.conclusion, ctx.artifacts, (p) => ctx.workspace.classifier.classify(p) === 'secret', ctx.signal);
       const r = done.record.result;
       if (r === null) throw new Error('a completed subtask without its result');
       return {

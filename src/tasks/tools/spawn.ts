@@ -82,6 +82,7 @@ export function createTaskSpawn(board: TaskBoard): ToolDefinition<TaskSpawnArgs,
       const spawned = await board.spawn(
         ctx.task_id,
         ctx.workspace.root,
+        (p) => ctx.workspace.classifier.classify(p) === 'secret',
         {
           objective: args.objective,
           output_schema: args.output_schema,
