@@ -6,6 +6,7 @@ import { isPlaceholder } from '../sandbox/index.js';
 import { gitConnectorSchema, httpConnectorSchema } from '../tools/index.js';
 import { upstreamsSchema } from '../upstream/index.js';
 import { telemetrySchema } from '../telemetry/index.js';
+import { tasksConfigShape } from '../tasks/index.js';
 
 export const CONFIG_FILE = 'toolgate.config.json';
 
@@ -69,6 +70,7 @@ export const configSchema = z.strictObject({
     .optional()
     .describe('MCP servers Toolgate sits in front of (docs/gateway.md): a sandboxed command or a Streamable HTTP URL, and a connector manifest per tool'),
   telemetry: telemetrySchema.optional().describe('Spans over OTLP/HTTP and the Prometheus /metrics endpoint (docs/operating.md)'),
+  tasks: tasksConfigShape.optional(),
 });
 export type Config = z.infer<typeof configSchema>;
 

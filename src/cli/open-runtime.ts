@@ -36,6 +36,7 @@ export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = load
     ...(c.receipts?.retention !== undefined ? { receiptRetention: c.receipts.retention } : {}),
     ...(c.connectors?.http || c.connectors?.git ? { connectors: { ...(c.connectors.http ? { http: c.connectors.http } : {}), ...(c.connectors.git ? { git: c.connectors.git } : {}) } } : {}),
     ...(c.upstreams ? { upstreams: upstreamsRelativeTo(loaded, c.upstreams) } : {}),
+    ...(c.tasks ? { tasks: c.tasks.worktree_dir === undefined ? c.tasks : { ...c.tasks, worktree_dir: configPath(loaded, c.tasks.worktree_dir) ?? c.tasks.worktree_dir } } : {}),
     ...(c.sandbox ? { toolchains: { ...(c.sandbox.toolchains ? { extra: c.sandbox.toolchains } : {}), ...(c.sandbox.default_toolchains !== undefined ? { defaults: c.sandbox.default_toolchains } : {}) } } : {}),
   };
 }

@@ -24,6 +24,7 @@ import { Gateway, parseUpstreams, upstreamSecretValues, type UpstreamsConfig } f
 import type { TracerProvider } from '@opentelemetry/api';
 import { CallTelemetry } from './telemetry.js';
 import type { CallObserver } from './observe.js';
+import { TaskBoard, taskSettings, taskTools, type TasksConfig } from '../tasks/index.js';
 
 export type { CallOptions } from './call.js';
 
@@ -104,6 +105,11 @@ export interface RuntimeOptions {
   readonly tracerProvider?: TracerProvider;
   /** Told of every ended call and settlement, e.g. the Prometheus metrics of `toolgate serve`. */
   readonly observers?: readonly CallObserver[];
+  /**
+   * Subtasks (`tasks` of toolgate.config.json, docs/tasks.md): given, the task tools (task.spawn,
+   * task.wait, task.cancel, task.result, task.complete) are registered with these bounds.
+   */
+  readonly tasks?: TasksConfig;
 }
 
 /** How full the concurrency limit is: calls executing, calls waiting for a slot, the limit. */
@@ -144,9 +150,11 @@ export class Runtime {
       const git = { ...(opts.connectors?.git ? { config: opts.connectors.git } : {}), ...(opts.resolver ? { resolver: opts.resolver } : {}) };
       const upstreams = parseUpstreams(opts.upstreams);
       if (Object.keys(upstreams).length > 0) gateway = await Gateway.open({ upstreams, hide: [workspace.root, stateDir], stateDir, workspace: { root: workspace.root, classify: (p) => workspace.classifier.classify(p) } });
+      const board = opts.tasks === undefined ? null : new TaskBoard(store, stateDir, taskSettings(opts.tasks, stateDir));
       const registry = new Registry([
         ...(opts.tools ??
           builtinTools({ ...(opts.toolchains ? { toolchains: opts.toolchains } : {}), ...(opts.sessionIdleMs !== undefined ? { sessionIdleMs: opts.sessionIdleMs } : {}), http, git })),
+        ...(board ? taskTools(board) : []),
         ...(gateway?.tools() ?? []),
       ]);
       // A changed upstream listing from now on is a new revision of this registry.
@@ -187,7 +195,7 @@ export class Runtime {
         secrets,
       };
       const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls(), effects: new RunningEffects(opts.detachGraceMs ?? 60_000) };
-      return new Runtime({ services, config, state }, profile, gateway);
+      return new Runtime({ services, config, state }, profile, gateway, board);
     } catch (e) {
       await gateway?.close();
       await store?.close().catch(() => {});
@@ -202,8 +210,12 @@ export class Runtime {
   /** The upstream MCP servers behind this runtime; null without `upstreams`. */
   readonly gateway: Gateway | null;
 
-  private constructor(parts: RuntimeParts, profile: Profile | null, gateway: Gateway | null) {
+  /** The task tree (subtasks) when the runtime was opened with `tasks`; null otherwise. */
+  readonly tasks: TaskBoard | null;
+
+  private constructor(parts: RuntimeParts, profile: Profile | null, gateway: Gateway | null, tasks: TaskBoard | null) {
     this.#parts = parts;
+    this.tasks = tasks;
     this.gateway = gateway;
     this.profile = profile === null ? null : new ProfileRunner(profile, { call: (env, o) => this.call(env, o), root: parts.services.workspace.root });
     const { services, config } = parts;
@@ -262,11 +274,13 @@ export class Runtime {
 
   /**
    * Cancels every running call of a task and refuses its new calls until `resumeTask`; what
-   * tools hold for the task (shell sessions) ends too.
+   * tools hold for the task (shell sessions) ends too, and so do its live subtasks.
    */
   cancelTask(task: string): void {
     this.#parts.state.running.cancel(task as TaskId);
     this.#track(this.endTask(task));
+    // A cancelled task's subtasks end with it (docs/tasks.md); their hosts end their calls.
+    if (this.tasks !== null) this.#track(this.tasks.cancelChildren(task as TaskId).catch(() => []));
   }
 
   /**
