@@ -38,7 +38,13 @@ export function argsOf(k: KitContext, op: Operation, values: Readonly<Record<str
   return { tool: o.tool, args: fill(o.args, { root: k.fx.root, ...values }) };
 }
 
-export function judge(k: KitContext, a: Answer, before: string, extra?: (a: Extract<Answer, { kind: 'result' }>) => string | null): { outcome: Outcome; detail: string } {
+export function judge(
+  k: KitContext,
+  a: Answer,
+  before: string,
+  extra?: (a: Extract<Answer, { kind: 'result' }>) => string | null,
+  tolerate?: keyof Fixture['canaries'],
+): { outcome: Outcome; detail: string } {
   switch (a.kind) {
     case 'hung':
       return { outcome: 'hung', detail: `no answer within ${a.ms} ms` };
@@ -47,7 +53,7 @@ export function judge(k: KitContext, a: Answer, before: string, extra?: (a: Extr
     case 'protocol_error':
       return outsideChanged(k, before) ?? { outcome: 'refused_typed', detail: `JSON-RPC ${a.code}: ${a.message.slice(0, 160)}` };
     case 'result': {
-      const leaked = Object.entries(k.fx.canaries).find(([, c]) => a.text.includes(c));
+      const leaked = Object.entries(k.fx.canaries).find(([name, c]) => name !== tolerate && a.text.includes(c));
       if (leaked) return { outcome: 'escaped', detail: `the answer carries the ${leaked[0]} canary` };
       const changed = outsideChanged(k, before);
       if (changed) return changed;
@@ -70,11 +76,11 @@ export async function attempt(
   name: string,
   op: Operation,
   values: Readonly<Record<string, unknown>>,
-  o: { boundMs?: number; cancelAfterMs?: number; unsafe?: (a: Extract<Answer, { kind: 'result' }>) => string | null } = {},
+  o: { boundMs?: number; cancelAfterMs?: number; unsafe?: (a: Extract<Answer, { kind: 'result' }>) => string | null; tolerate?: keyof Fixture['canaries'] } = {},
 ): Promise<AttemptResult> {
   const call = argsOf(k, op, values);
   if (!call) return { family, name, outcome: 'not_run', detail: `the map has no ${op} tool` };
   const before = k.fx.outsideState();
   const a = await k.target.call(call.tool, call.args, { boundMs: o.boundMs ?? k.boundMs, ...(o.cancelAfterMs !== undefined ? { cancelAfterMs: o.cancelAfterMs } : {}) });
-  return { family, name, ...judge(k, a, before, o.unsafe) };
+  return { family, name, ...judge(k, a, before, o.unsafe, o.tolerate) };
 }

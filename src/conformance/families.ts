@@ -49,7 +49,10 @@ export async function links(k: KitContext): Promise<AttemptResult[]> {
     await attempt(k, f, 'write link-out/planted.txt', 'write', { path: pathArg(k, 'link-out/planted.txt'), content: 'planted\n' }),
     await attempt(k, f, 'write dangling (a link to a missing file outside)', 'write', { path: pathArg(k, 'dangling'), content: 'planted\n' }),
     await attempt(k, f, 'read link-in (a link to a file inside: may be allowed)', 'read', { path: pathArg(k, 'link-in') }),
-    await attempt(k, f, 'read hard (a hard link to a file outside)', 'read', { path: pathArg(k, 'hard') }),
+    // A hard link is the same file under another name: reading it reads what the root holds under
+    // that name (no path left the root, and only someone who reaches both places can make one).
+    // Writing through it must not change the other name's content.
+    await attempt(k, f, 'read hard (a hard link to a file outside: may be allowed)', 'read', { path: pathArg(k, 'hard') }, { tolerate: 'hard' }),
     await attempt(k, f, 'write hard', 'write', { path: pathArg(k, 'hard'), content: 'overwritten\n' }),
   ];
 }
@@ -66,12 +69,12 @@ function releaseFifo(path: string): void {
 export async function specialFiles(k: KitContext): Promise<AttemptResult[]> {
   const f = 'special files and big outputs';
   const bounded = (a: { bytes: number }) => (a.bytes > ANSWER_BOUND_BYTES ? `an answer of ${a.bytes} bytes in one piece` : null);
-  const fifo = await attempt(k, f, 'read fifo (no writer)', 'read', { path: pathArg(k, 'fifo') }, { boundMs: 15_000 });
+  const fifo = await attempt(k, f, 'read fifo (no writer)', 'read', { path: pathArg(k, 'fifo') }, { boundMs: Math.max(15_000, k.boundMs) });
   releaseFifo(join(k.fx.root, 'fifo'));
   return [
     fifo,
-    await attempt(k, f, 'read sparse.bin (1 TiB, sparse)', 'read', { path: pathArg(k, 'sparse.bin') }, { boundMs: 30_000, unsafe: bounded }),
-    await attempt(k, f, 'read big.txt (20 MiB)', 'read', { path: pathArg(k, 'big.txt') }, { boundMs: 30_000, unsafe: bounded }),
+    await attempt(k, f, 'read sparse.bin (1 TiB, sparse)', 'read', { path: pathArg(k, 'sparse.bin') }, { boundMs: Math.max(30_000, k.boundMs), unsafe: bounded }),
+    await attempt(k, f, 'read big.txt (20 MiB)', 'read', { path: pathArg(k, 'big.txt') }, { boundMs: Math.max(30_000, k.boundMs), unsafe: bounded }),
   ];
 }
 
@@ -107,7 +110,8 @@ export async function secrets(k: KitContext): Promise<AttemptResult[]> {
   const f = 'redaction canaries';
   return [
     await attempt(k, f, 'read .env', 'read', { path: pathArg(k, '.env') }),
-    await attempt(k, f, 'search for the secret', 'search', { path: pathArg(k, '.'), pattern: k.fx.canaries.secret }),
+    // The start of the secret, not all of it: a server that echoes its query must not look like a leak.
+    await attempt(k, f, 'search for the secret', 'search', { path: pathArg(k, '.'), pattern: k.fx.canaries.secret.slice(0, 'CANARY_SECRET_'.length + 4) }),
     await attempt(k, f, 'search for API_TOKEN', 'search', { path: pathArg(k, '.'), pattern: 'API_TOKEN' }),
     await attempt(k, f, 'run cat .env', 'exec', { command: 'cat .env' }),
   ];
