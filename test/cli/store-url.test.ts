@@ -77,7 +77,7 @@ describe('toolgate with a PostgreSQL store', () => {
       const report = JSON.parse(doctor.stdout) as { checks: { name: string; ok: boolean; detail: string }[] };
       const database = report.checks.find((c) => c.name === 'database');
       assert.equal(database?.ok, true, doctor.stdout);
-      assert.match(database?.detail ?? '', /PostgreSQL .*TOOLGATE_STORE_URL.*schema core v1, policy v1/);
+      assert.match(database?.detail ?? '', /PostgreSQL .*TOOLGATE_STORE_URL.*schema core v1, policy v2/);
       assert.match(report.checks.find((c) => c.name === 'receipt chains')?.detail ?? '', /^2 receipts in 1 tasks verify/);
       assert.equal(report.checks.some((c) => c.name === 'sqlite'), false);
     } finally {
