@@ -1,6 +1,7 @@
 // The server under test, as an MCP client sees it: started from a command line (stdio) or reached
-// at a URL (Streamable HTTP). Every call has a bound; a call past it is `hung` (and cancelled), a
-// connection that ends under a call is `crashed`, and the next attempt starts the server again.
+// at a URL (Streamable HTTP). Every call has a bound; a call past it is `hung` (cancelled, and the
+// server started afresh), a connection that ends under a call is `crashed`, and the next attempt
+// starts the server again.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { TOOLGATE_VERSION } from '../protocol/index.js';
@@ -81,7 +82,12 @@ export class Target {
       return { kind: 'result', isError: r.isError === true, text, typedCode: typedCodeOf(r.structuredContent), bytes: Buffer.byteLength(text), ms: ms() };
     } catch (e) {
       const reason: unknown = abort.signal.reason;
-      if (abort.signal.aborted && reason instanceof Error && reason.message === 'bound') return { kind: 'hung', ms: ms() };
+      if (abort.signal.aborted && reason instanceof Error && reason.message === 'bound') {
+        // A server stuck in one call may be stuck for good (a synchronous read of a FIFO): the
+        // next attempt gets a fresh one, so one hang is counted once, not in every later attempt.
+        await this.#drop(client);
+        return { kind: 'hung', ms: ms() };
+      }
       if (abort.signal.aborted && reason instanceof Error && reason.message === 'cancelled') return { kind: 'protocol_error', code: 0, message: 'cancelled by the kit', ms: ms() };
       const code = (e as { code?: unknown }).code;
       if (this.#client !== client || (typeof code === 'number' && code === -32000)) {
