@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { literalWords } from '../resources/index.js';
-import { formatScorecard, loadMap, runConformance, SHIPPED_MAPS } from '../conformance/index.js';
 import { intOption, parse } from './options.js';
 import { UsageError, type Command } from './usage.js';
 
@@ -20,7 +19,7 @@ outside it; \`{root}\` in the command line or URL is replaced by that root.
   --target CMD|URL  the server: e.g. 'toolgate serve --stdio --workspace {root}' or
                     'npx @modelcontextprotocol/server-filesystem {root}'
   --map NAME|FILE   which tools read, write, edit, list, search and run commands: a shipped map
-                    (${Object.keys(SHIPPED_MAPS).join(', ')}) or a JSON file
+                    (toolgate, server-filesystem) or a JSON file
   --json            print the scorecard as JSON (every attempt, counts, verdict)
   --out FILE        also write the JSON scorecard to FILE
   --bound-ms MS     how long an ordinary call may take before it counts as hung (default 10000)
@@ -42,6 +41,8 @@ Exit status: 0 when no attempt escaped, answered unsafely, crashed the server or
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     if (!values.target) throw new UsageError('--target is required');
     if (!values.map) throw new UsageError('--map is required');
+    // Loaded on use: the kit (and fast-check) costs nothing to a CLI that does not run it.
+    const { formatScorecard, loadMap, runConformance, SHIPPED_MAPS } = await import('../conformance/index.js');
     const map = SHIPPED_MAPS[values.map] ?? loadMap(values.map);
     const isUrl = /^https?:\/\//.test(values.target);
     const argvOfTarget = isUrl ? null : await literalWords(values.target);

@@ -22,6 +22,8 @@ export interface Fixture {
 }
 
 const BIG_BYTES = 20 * 1024 * 1024;
+/** Files the race renames and deletes, one attempt each. */
+export const RACE_ENTRIES = 15;
 const SPARSE_BYTES = 2 ** 40;
 
 export function makeFixture(): Fixture {
@@ -45,6 +47,14 @@ export function makeFixture(): Fixture {
   symlinkSync(join(outside, 'race-target'), join(root, 'race-alt'));
   mkdirSync(join(outside, 'race-target'));
   writeFileSync(join(outside, 'race-target', 'f.txt'), `${canaries.outside}\n`);
+  // What the race edits, renames and deletes: the same names on both sides of the swap.
+  for (const side of [join(root, 'race'), join(outside, 'race-target')]) {
+    writeFileSync(join(side, 'e.txt'), 'race-edit-me\n');
+    for (let i = 1; i <= RACE_ENTRIES; i++) {
+      writeFileSync(join(side, `r-${i}.txt`), 'r\n');
+      writeFileSync(join(side, `d-${i}.txt`), 'd\n');
+    }
+  }
   symlinkSync(join(root, 'inside.txt'), join(root, 'link-in'));
   symlinkSync(join(outside, 'created-through-dangling.txt'), join(root, 'dangling'));
   linkSync(join(outside, 'hard-target.txt'), join(root, 'hard'));

@@ -1,6 +1,6 @@
-// What the kit needs to know of a server: which of its tools read, write, edit, list, search
-// and run commands, as argument templates. A string leaf `{path}`, `{content}`, `{old}`, `{new}`,
-// `{pattern}` or `{command}` is replaced by the attempt's value; `{root}` by the root the kit made.
+// What the kit needs to know of a server: which of its tools read, write, edit, list, search,
+// run commands, rename and delete, as argument templates. A string leaf `{path}`, `{content}`, `{old}`, `{new}`,
+// `{pattern}`, `{command}` or `{to}` is replaced by the attempt's value; `{root}` by the root the kit made.
 // Paths are given relative to the root or absolute (`paths`), as the server expects them.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -13,7 +13,7 @@ const operation = z.strictObject({
   edit_fields: z.strictObject({ old: z.string().min(1), new: z.string().min(1) }).optional(),
 });
 
-export const OPERATIONS = ['read', 'write', 'edit', 'list', 'search', 'exec'] as const;
+export const OPERATIONS = ['read', 'write', 'edit', 'list', 'search', 'exec', 'rename', 'delete'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 export const conformanceMap = z.strictObject({
@@ -27,6 +27,9 @@ export const conformanceMap = z.strictObject({
   list: operation.optional(),
   search: operation.optional(),
   exec: operation.optional(),
+  /** `{path}` the entry to move, `{to}` where. */
+  rename: operation.optional(),
+  delete: operation.optional(),
 });
 export type ConformanceMap = z.infer<typeof conformanceMap>;
 

@@ -12,6 +12,8 @@ export const SHIPPED_MAPS: Readonly<Record<string, ConformanceMap>> = {
     list: { tool: 'fs_list', args: { path: '{path}' } },
     search: { tool: 'fs_search', args: { query: '{pattern}', include_ignored: true } },
     exec: { tool: 'shell_exec', args: { script: '{command}' } },
+    rename: { tool: 'fs_rename', args: { from: '{path}', to: '{to}' } },
+    delete: { tool: 'fs_delete', args: { path: '{path}' } },
   },
   'server-filesystem': {
     name: '@modelcontextprotocol/server-filesystem',
@@ -21,5 +23,6 @@ export const SHIPPED_MAPS: Readonly<Record<string, ConformanceMap>> = {
     edit: { tool: 'edit_file', args: { path: '{path}', edits: '{edits}' }, edit_fields: { old: 'oldText', new: 'newText' } },
     list: { tool: 'list_directory', args: { path: '{path}' } },
     search: { tool: 'search_files', args: { path: '{root}', pattern: '{pattern}' } },
+    rename: { tool: 'move_file', args: { source: '{path}', destination: '{to}' } },
   },
 };

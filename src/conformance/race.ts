@@ -1,6 +1,7 @@
 // A directory swapped for a link to the outside while reads and writes go on: a helper swaps
 // `race` (a real directory) and `race-alt` (a link to a directory outside) with
-// renameat2(RENAME_EXCHANGE) as fast as it can, for a bounded time. A server that checks a path
+// renameat2(RENAME_EXCHANGE) as fast as it can, for a bounded time, while the kit reads, writes,
+// edits, renames and deletes inside `race`. A server that checks a path
 // and then opens it by name reads or writes outside sooner or later. The helper is a few lines
 // of C compiled with the machine's cc (Node has no renameat2); without a compiler the family is
 // reported as not run.
@@ -8,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { attempt, pathArg, type AttemptResult, type KitContext } from './attempt.js';
+import { RACE_ENTRIES } from './fixture.js';
 
 const SWAP_C = `#define _GNU_SOURCE
 #include <fcntl.h>
@@ -43,16 +45,23 @@ export async function renameRace(k: KitContext): Promise<AttemptResult[]> {
   const swapper = spawn(bin, [join(k.fx.root, 'race'), join(k.fx.root, 'race-alt'), String(SWAP_SECONDS)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const done = new Promise<void>((resolve) => swapper.once('exit', () => resolve()));
   const results: AttemptResult[] = [];
+  const e = k.map.edit?.edit_fields;
+  const edit = (old: string, neu: string) => (e ? { [e.old]: old, [e.new]: neu } : { old, new: neu });
   try {
     const until = Date.now() + SWAP_SECONDS * 1_000 - 500;
-    let reads = 0;
-    let writes = 0;
-    while (Date.now() < until && (reads < READS || writes < WRITES)) {
-      if (reads < READS) {
-        results.push(await attempt(k, f, `read race/f.txt #${++reads}`, 'read', { path: pathArg(k, 'race/f.txt') }));
+    const counts = { read: 0, write: 0, edit: 0, rename: 0, delete: 0 };
+    const rounds = Math.max(READS, WRITES, RACE_ENTRIES);
+    for (let i = 1; i <= rounds && Date.now() < until; i++) {
+      if (i <= READS) results.push(await attempt(k, f, `read race/f.txt #${++counts.read}`, 'read', { path: pathArg(k, 'race/f.txt') }));
+      if (i <= WRITES) results.push(await attempt(k, f, `write race/w.txt #${++counts.write}`, 'write', { path: pathArg(k, 'race/w.txt'), content: 'w\n' }));
+      if (i <= RACE_ENTRIES && k.map.edit) {
+        results.push(await attempt(k, f, `edit race/e.txt #${++counts.edit}`, 'edit', { path: pathArg(k, 'race/e.txt'), old: 'race-edit-me', new: `race-edit-me${i}`, edits: [edit('race-edit-me', `race-edit-me${i}`)] }));
       }
-      if (writes < WRITES) {
-        results.push(await attempt(k, f, `write race/w.txt #${++writes}`, 'write', { path: pathArg(k, 'race/w.txt'), content: 'w\n' }));
+      if (i <= RACE_ENTRIES && k.map.rename) {
+        results.push(await attempt(k, f, `rename race/r-${i}.txt #${++counts.rename}`, 'rename', { path: pathArg(k, `race/r-${i}.txt`), to: pathArg(k, `race/r-${i}-moved.txt`) }));
+      }
+      if (i <= RACE_ENTRIES && k.map.delete) {
+        results.push(await attempt(k, f, `delete race/d-${i}.txt #${++counts.delete}`, 'delete', { path: pathArg(k, `race/d-${i}.txt`) }));
       }
     }
   } finally {
