@@ -13,10 +13,17 @@ import { taskOf } from './stages/parse.js';
 
 export interface CallOptions {
   /**
-   * Client cancellation: the caller stops waiting. A keyed call's effect runs on for the
-   * runtime's `detachGraceMs` in case the same key is called again (docs/protocol.md#long-calls).
+   * Client cancellation. It stops the call, unless `detach` is set: then the caller only stops
+   * waiting, and a keyed call's effect runs on for the runtime's `detachGraceMs` in case the
+   * same key is called again (docs/protocol.md#long-calls).
    */
   readonly signal?: AbortSignal;
+  /**
+   * The caller may come back with the same key (an MCP client whose request timed out): its
+   * `signal` detaches a keyed call instead of stopping it. The MCP server sets it; a library
+   * caller's abort stops the call unless it asks for this.
+   */
+  readonly detach?: boolean;
   /** Explicit cancellation (MCP tasks/cancel): stops the call at once, keyed or not. */
   readonly cancel?: AbortSignal;
   readonly onProgress?: (p: { progress: number; total?: number; message?: string }) => void;

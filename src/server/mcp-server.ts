@@ -99,6 +99,8 @@ export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpS
     }
     const run = (): Promise<Receipt> => rt.call(envelope, {
       signal: ctx.mcpReq.signal,
+      // A client whose request timed out may re-issue it with the same key and attach.
+      detach: true,
       ...(token !== undefined
         ? {
             onProgress: (p: { progress: number; total?: number; message?: string }) => {

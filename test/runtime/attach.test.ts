@@ -113,7 +113,7 @@ test('closing the runtime stops a detached effect at once instead of waiting out
   const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })], detachGraceMs: 600_000 });
   try {
     const client = new AbortController();
-    const pending = tracked(rt.call(envelope('test.effect', { label: 'detached', after_ms: 300_000 }, { idempotency_key: 'detached-1' }), { signal: client.signal }));
+    const pending = tracked(rt.call(envelope('test.effect', { label: 'detached', after_ms: 300_000 }, { idempotency_key: 'detached-1' }), { signal: client.signal, detach: true }));
     assert.ok(await waitFor(() => ledgerLines(ledger).includes('detached'), 10_000), 'the effect started');
     client.abort();
     await new Promise((r) => setTimeout(r, 200));
@@ -121,6 +121,23 @@ test('closing the runtime stops a detached effect at once instead of waiting out
     await rt.close();
     const r = await pending.receipt;
     assert.equal(r.status, 'cancelled');
+  } finally {
+    await rt.close();
+    dirs.cleanup();
+  }
+});
+
+test('a library caller that did not ask to detach stops its keyed effect when it aborts (no grace): cancelled, nothing left running', { timeout: 60_000 }, async () => {
+  const dirs = tempDirs('tg-attach-stop');
+  const ledger = join(dirs.base, 'ledger');
+  const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools: [probeTool({ ledger })], detachGraceMs: 600_000 });
+  try {
+    const client = new AbortController();
+    const pending = rt.call(envelope('test.effect', { label: 'stopped', after_ms: 300_000 }, { idempotency_key: 'stopped-1' }), { signal: client.signal });
+    assert.ok(await waitFor(() => ledgerLines(ledger).includes('stopped'), 10_000), 'the effect started');
+    client.abort();
+    const r = await pending;
+    assert.equal(r.status, 'cancelled', JSON.stringify(r.error));
   } finally {
     await rt.close();
     dirs.cleanup();

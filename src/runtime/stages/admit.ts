@@ -13,18 +13,23 @@ export interface AdmitServices {
 }
 
 /**
- * The client's cancellation as the call's scope sees it. A keyed call's client signal is its
- * callers' (attach.ts): a client that gave up (its request timed out) stops the effect only if
- * no call with the same key attaches within the grace. A client already gone stops it at once.
+ * The client's cancellation as the call's scope sees it. A keyed call that may detach (the MCP
+ * server's) takes its callers' signal (attach.ts): a client that gave up (its request timed out)
+ * stops the effect only if no call with the same key attaches within the grace. A client
+ * already gone, or a caller that did not ask to detach, stops it at once.
  */
 function clientSignals(s: AdmitServices, call: Call): { signal: AbortSignal; kind: 'client_cancel' }[] {
   const { signal: client, cancel } = call.options;
   const explicit = cancel ? [{ signal: cancel, kind: 'client_cancel' as const }] : [];
   const keyed = call.draft.idempotency_key !== null || call.draft.logical_effect_id !== null;
-  if (!keyed || client?.aborted === true) return [...(client ? [{ signal: client, kind: 'client_cancel' as const }] : []), ...explicit];
+  const direct = client ? [{ signal: client, kind: 'client_cancel' as const }] : [];
+  if (!keyed || client?.aborted === true) return [...direct, ...explicit];
+  // A keyed effect is always one others can attach to; only a detaching caller's signal is a
+  // caller leaving (the effect runs on for the grace), any other caller's stops it.
+  const detach = call.options.detach === true;
   const callers = call.holdCallers(s.effects.callers());
-  callers.join(client, call.options.onProgress);
-  return [{ signal: callers.signal, kind: 'client_cancel' }, ...explicit];
+  callers.join(detach ? client : undefined, call.options.onProgress);
+  return [{ signal: callers.signal, kind: 'client_cancel' }, ...(detach ? [] : direct), ...explicit];
 }
 
 /**
