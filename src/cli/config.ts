@@ -5,6 +5,7 @@ import { faultsOf, StartupError, ToolgateError } from '../protocol/index.js';
 import { isPlaceholder } from '../sandbox/index.js';
 import { gitConnectorSchema, httpConnectorSchema } from '../tools/index.js';
 import { upstreamsSchema } from '../upstream/index.js';
+import { rolloutSchema } from '../registry/index.js';
 import { telemetrySchema } from '../telemetry/index.js';
 
 export const CONFIG_FILE = 'toolgate.config.json';
@@ -67,6 +68,7 @@ export const configSchema = z.strictObject({
   upstreams: upstreamsSchema
     .optional()
     .describe('MCP servers Toolgate sits in front of (docs/gateway.md): a sandboxed command or a Streamable HTTP URL, and a connector manifest per tool'),
+  rollout: rolloutSchema.optional(),
   telemetry: telemetrySchema.optional().describe('Spans over OTLP/HTTP and the Prometheus /metrics endpoint (docs/operating.md)'),
 });
 export type Config = z.infer<typeof configSchema>;

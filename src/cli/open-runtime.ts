@@ -34,6 +34,7 @@ export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = load
     ...(c.limits?.inline_result_bytes !== undefined ? { inlineResultBytes: c.limits.inline_result_bytes } : {}),
     ...(c.receipts?.retention !== undefined ? { receiptRetention: c.receipts.retention } : {}),
     ...(c.connectors?.http || c.connectors?.git ? { connectors: { ...(c.connectors.http ? { http: c.connectors.http } : {}), ...(c.connectors.git ? { git: c.connectors.git } : {}) } } : {}),
+    ...(c.rollout ? { rollout: c.rollout } : {}),
     ...(c.upstreams ? { upstreams: upstreamsRelativeTo(loaded, c.upstreams) } : {}),
     ...(c.sandbox ? { toolchains: { ...(c.sandbox.toolchains ? { extra: c.sandbox.toolchains } : {}), ...(c.sandbox.default_toolchains !== undefined ? { defaults: c.sandbox.default_toolchains } : {}) } } : {}),
   };
