@@ -7,7 +7,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { ToolgateError, digestOf, sha256Hex, type Resource } from '../protocol/index.js';
 import { defineTool, failedOutcome, type AnyTool, type ReconcileVerdict, type ToolOutcome, anyTool } from '../registry/index.js';
-import { effectClassOfManifest, type ResourceArg, type ToolManifest, type UpstreamConfig } from './config.js';
+import { effectClassOfManifest, namespaceOf, type ResourceArg, type ToolManifest, type UpstreamConfig } from './config.js';
 import type { UpstreamConnection } from './connection.js';
 import { reconcileCallOf, reconcileThrough, type UpstreamIntent } from './reconcile.js';
 
@@ -69,11 +69,11 @@ function argsSchemaOf(input: Tool['inputSchema']): z.ZodType<Record<string, unkn
   }
 }
 
-function resourceOf(upstream: string, r: ResourceArg, args: Record<string, unknown>, read: boolean): Resource | null {
+function resourceOf(system: string, r: ResourceArg, args: Record<string, unknown>, read: boolean): Resource | null {
   const raw = args[r.arg];
   if (raw === undefined || raw === null) {
     if (r.optional) return null;
-    throw new ToolgateError('invalid_arguments', `argument ${r.arg} names the ${r.type} of this call and is missing`, { tool: `${upstream}`, faults: [{ pointer: `/${r.arg}`, message: `names a ${r.type}: required` }] });
+    throw new ToolgateError('invalid_arguments', `argument ${r.arg} names the ${r.type} of this call and is missing`, { tool: `${system}`, faults: [{ pointer: `/${r.arg}`, message: `names a ${r.type}: required` }] });
   }
   if (typeof raw !== 'string' && typeof raw !== 'number') {
     throw new ToolgateError('invalid_resource', `argument ${r.arg} must name a ${r.type} as a string`, { kind: 'upstream_argument', path: r.arg });
@@ -85,7 +85,7 @@ function resourceOf(upstream: string, r: ResourceArg, args: Record<string, unkno
     else id = id.replace(/\/+$/, '');
   }
   if (id.length === 0) throw new ToolgateError('invalid_resource', `argument ${r.arg} names an empty ${r.type}`, { kind: 'upstream_argument', path: r.arg });
-  return { kind: 'resource', system: upstream, type: r.type, id, access: r.access ?? (read ? 'read' : 'write') };
+  return { kind: 'resource', system, type: r.type, id, access: r.access ?? (read ? 'read' : 'write') };
 }
 
 /** The registry entry of one upstream tool, manifested or admitted as unclassified. */
@@ -93,7 +93,9 @@ export function upstreamToolEntry(upstream: string, config: UpstreamConfig, tool
   const digest = declarationDigest(tool, manifest);
   const effect = manifest ? effectClassOfManifest(manifest.effect) : 'network';
   const read = effect === 'read';
-  const name = registryNameOf(upstream, tool.name);
+  // The namespace, not the upstream: two upstreams serving two versions of one namespace are one system to Cedar.
+  const namespace = namespaceOf(upstream, config);
+  const name = registryNameOf(namespace, tool.name);
   const unavailable = (reason: 'tool_gone', message: string): ToolgateError<'upstream_unavailable'> =>
     new ToolgateError('upstream_unavailable', message, { upstream, tool: tool.name, reason, restarts: s.connection.restarts, message });
   const response = {
@@ -137,7 +139,7 @@ export function upstreamToolEntry(upstream: string, config: UpstreamConfig, tool
           available: [],
         });
       }
-      const resources = (manifest?.resources ?? []).map((r) => resourceOf(upstream, r, args, read)).filter((r): r is Resource => r !== null);
+      const resources = (manifest?.resources ?? []).map((r) => resourceOf(namespace, r, args, read)).filter((r): r is Resource => r !== null);
       return { resources, effect_class: effect, tool_digest: digest, approval_required: manifest === null || manifest.approval, prepared: null };
     },
     async execute(ctx): Promise<ToolOutcome<UpstreamResult>> {
