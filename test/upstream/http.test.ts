@@ -74,6 +74,7 @@ describe('a Streamable HTTP upstream on loopback, live', () => {
           call_timeout_ms: 60_000,
           tools: {
             lookup: { effect: 'read' },
+            ask_model: { effect: 'read' },
             whoami: { effect: 'read' },
             slow_read: { effect: 'read' },
             find_note: { effect: 'read' },
@@ -97,7 +98,7 @@ describe('a Streamable HTTP upstream on loopback, live', () => {
 
   it('lists the manifested tools (the unmanifested one refused) and calls one through the pipeline', async () => {
     const status = rt.gateway?.status()[0];
-    assert.deepEqual(status?.tools, ['remote.find_note', 'remote.lookup', 'remote.send_note', 'remote.slow_read', 'remote.whoami']);
+    assert.deepEqual(status?.tools, ['remote.ask_model', 'remote.find_note', 'remote.lookup', 'remote.send_note', 'remote.slow_read', 'remote.whoami']);
     assert.deepEqual(status?.refused, ['admin_reset']);
     assert.equal((await call('h1', 'remote.admin_reset', {})).error?.code, 'unknown_tool');
     const r = await call('h1', 'remote.lookup', { q: 'toolgate' });
@@ -121,6 +122,18 @@ describe('a Streamable HTTP upstream on loopback, live', () => {
     for (const r of await rt.store.listReceipts({ task: 'h2' as never })) assert.doesNotMatch(JSON.stringify(r), new RegExp(token));
     const leaked = filesUnder(dirs.state).filter((f) => readFileSync(f).includes(token));
     assert.deepEqual(leaked, [], 'the token is in no file of the state dir');
+  });
+
+  it('a sampling or elicitation request the upstream sends during a call is refused by the gateway: nothing reaches the model or the person', async () => {
+    const r = await call('h5', 'remote.ask_model', {});
+    assert.equal(r.status, 'succeeded', JSON.stringify(r.error));
+    // The requests went over the wire to the gateway's client, which has no handler for them and
+    // declared none of these capabilities: each is answered "method not found" (-32601) at once,
+    // and the runtime above it (and so the MCP client of the model) never sees one.
+    const refusal = { refused: 'Method not found', code: -32601 };
+    const expected = { sampling: refusal, elicitation: refusal, roots: refusal };
+    assert.deepEqual(lines(join(data, 'asked.jsonl')), [expected]);
+    assert.deepEqual((r.result as { structured: unknown }).structured, expected);
   });
 
   it('a client cancel of a call in flight reaches the upstream', async () => {
