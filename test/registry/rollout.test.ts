@@ -2,7 +2,10 @@
 // their revision by a restarted runtime (same state dir), retirement with a deprecation window.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadConfig } from '../../src/cli/config.js';
+import { runtimeOptions } from '../../src/cli/open-runtime.js';
 import { envelope, tempDirs } from '../support/fixtures.js';
 import { ledgerLines, probeTool } from '../support/probe-tools.js';
 import { createRuntime } from '../../src/runtime/index.js';
@@ -174,6 +177,35 @@ describe('retirement: refused to new tasks at once, to pinned tasks after the de
           (e: unknown) => StartupError.isInstance(e) && e.code === 'invalid_config' && JSON.stringify(e.data).includes('/rollout/'),
         );
       }
+    } finally {
+      d.cleanup();
+    }
+  });
+});
+
+describe('rollout in toolgate.config.json', () => {
+  it('retires a built-in tool version for new tasks (a name-only call is refused naming it); a share out of range is invalid_config with its pointer', async () => {
+    const d = tempDirs('tg-rollout');
+    try {
+      const windowEnds = iso(Date.now() + DAY);
+      writeFileSync(join(d.workspace, 'toolgate.config.json'), JSON.stringify({ rollout: { 'fs.list': { retire: { '1.0.0': { window_ends: windowEnds } } } } }));
+      const rt = await createRuntime({ ...runtimeOptions({ workspace: d.workspace, 'state-dir': d.state }), grant: { tools: ['*'], effects: ['read'], read: ['**'], write: [] } });
+      try {
+        const r = await rt.call(envelope('fs.list', { path: '.' }, { task_id: 'cfg-1' }));
+        assert.equal(r.error?.code, 'tool_version_retired');
+        assert.equal(r.error?.data['version'], '1.0.0');
+        assert.equal(r.error?.data['window_ends'], windowEnds);
+        assert.deepEqual(r.error?.data['available'], []);
+        const other = await rt.call(envelope('fs.read', { path: 'toolgate.config.json' }, { task_id: 'cfg-1' }));
+        assert.equal(other.status, 'succeeded', 'other tools are untouched');
+      } finally {
+        await rt.close();
+      }
+      writeFileSync(join(d.workspace, 'toolgate.config.json'), JSON.stringify({ rollout: { 'fs.list': { canary: { version: '1.0.0', share: 1.5 } } } }));
+      assert.throws(
+        () => loadConfig(undefined, d.workspace),
+        (e: unknown) => StartupError.isInstance(e) && e.code === 'invalid_config' && JSON.stringify(e.data).includes('"pointer":"/rollout/fs.list/canary/share"'),
+      );
     } finally {
       d.cleanup();
     }
