@@ -20,7 +20,7 @@ const layers = [
   ['store', 'artifacts', 'sandbox'],
   ['tools', 'connectors', 'tasks', 'upstream'],
   ['profiles', 'runtime'],
-  ['telemetry', 'server', 'ui', 'cli'],
+  ['telemetry', 'server', 'ui', 'conformance', 'cli'],
 ];
 
 // Every rule below is a zone of import-x/no-restricted-paths: the plugin already resolves each

@@ -30,6 +30,9 @@ export const PREREQUISITES = [
   // Debian keeps the server programs off PATH, in /usr/lib/postgresql/<version>/bin.
   { program: 'initdb', why: "the tests' private PostgreSQL cluster", debian: 'postgresql', fedora: 'postgresql-server', arch: 'postgresql', find: postgresBinDir },
   { program: 'strace', why: "the tests' execve tracer (shell intent against what really runs)", debian: 'strace', fedora: 'strace', arch: 'strace' },
+  // The browser the web view's tests drive (playwright-core, never a browser it downloads); its
+  // fonts come with it (libfontconfig1 → fontconfig-config → fonts-dejavu-core).
+  { program: 'chromium', why: "the web view's end-to-end tests (toolgate ui in headless Chromium)", debian: 'chromium', fedora: 'chromium', arch: 'chromium' },
 ];
 
 function onPath(program, path = process.env.PATH ?? '/usr/bin:/bin') {

@@ -69,3 +69,6 @@ export type { ArtifactLocation } from './artifacts/index.js';
 
 // Gateway: upstream MCP servers behind Toolgate, each tool a governed registry entry (docs/gateway.md)
 export { Gateway, upstreamsSchema, toolManifestSchema, type UpstreamsConfig, type ToolManifest, type DriftRecord, type UpstreamStatus } from './upstream/index.js';
+
+// Subtasks: bounded delegation with attenuated grants and a worktree per child (docs/tasks.md)
+export { TaskBoard, tasksConfigShape, checkTaskLinks, type TasksConfig, type Subtask, type SubtaskRecord, type TaskState, type TaskResult, type MergeOutcome, type TaskLinkReport } from './tasks/index.js';

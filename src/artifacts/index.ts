@@ -1,3 +1,3 @@
-export { ArtifactStore } from './store.js';
+export { ArtifactStore, isExactRole } from './store.js';
 export { sweepArtifactParts } from './sweep.js';
 export { openArtifacts, type ArtifactLocation } from './location.js';

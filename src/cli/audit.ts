@@ -2,6 +2,7 @@ import { parse, RUNTIME_OPTIONS } from './options.js';
 import { openRuntimeWithPolicy } from './policy-files.js';
 import { UsageError, type Command } from './usage.js';
 import type { TaskId } from '../protocol/index.js';
+import { checkTaskLinks } from '../tasks/index.js';
 
 export const auditCommand: Command = {
   name: 'audit',
@@ -22,12 +23,17 @@ Options: --workspace DIR, --state-dir DIR, --store-url URL (as for call)`,
     const rt = await openRuntimeWithPolicy(values);
     try {
       const report = await rt.store.verifyChain(values.task as TaskId | undefined);
-      if (values.json) io.out(JSON.stringify(report, null, 2));
+      // The links between parent and child chains (docs/tasks.md), when the store has subtasks.
+      const links = values.task === undefined ? await checkTaskLinks(rt.store) : null;
+      const ok = report.ok && (links?.ok ?? true);
+      if (values.json) io.out(JSON.stringify(links === null || links.subtasks === 0 ? report : { ...report, ok, task_links: links }, null, 2));
       else {
         io.out(`${report.ok ? 'ok' : 'BROKEN'}: ${report.receipts} receipts in ${report.tasks} tasks`);
         for (const b of report.broken) io.out(`task ${b.task_id}: receipt #${b.seq} ${b.receipt_id}: ${b.reason}`);
+        if (links !== null && links.subtasks > 0) io.out(`${links.ok ? 'ok' : 'BROKEN'}: ${links.links} links between parent and child chains of ${links.subtasks} subtasks`);
+        for (const b of links?.broken ?? []) io.out(`subtask ${b.task_id}: ${b.link}: ${b.reason}`);
       }
-      return report.ok ? 0 : 1;
+      return ok ? 0 : 1;
     } finally {
       await rt.close();
     }

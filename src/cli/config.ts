@@ -7,6 +7,7 @@ import { gitConnectorSchema, httpConnectorSchema } from '../tools/index.js';
 import { upstreamsSchema } from '../upstream/index.js';
 import { rolloutSchema } from '../registry/index.js';
 import { telemetrySchema } from '../telemetry/index.js';
+import { tasksConfigShape } from '../tasks/index.js';
 
 export const CONFIG_FILE = 'toolgate.config.json';
 
@@ -43,6 +44,7 @@ export const configSchema = z.strictObject({
       concurrency: z.number().int().min(1).max(1024).optional(),
       default_deadline_ms: z.number().int().min(1).optional(),
       abort_grace_ms: z.number().int().min(0).optional(),
+      detach_grace_ms: z.number().int().min(0).optional(),
       inline_result_bytes: z.number().int().min(1024).optional(),
     })
     .optional(),
@@ -70,6 +72,7 @@ export const configSchema = z.strictObject({
     .describe('MCP servers Toolgate sits in front of (docs/gateway.md): a sandboxed command or a Streamable HTTP URL, and a connector manifest per tool'),
   rollout: rolloutSchema.optional(),
   telemetry: telemetrySchema.optional().describe('Spans over OTLP/HTTP and the Prometheus /metrics endpoint (docs/operating.md)'),
+  tasks: tasksConfigShape.optional(),
 });
 export type Config = z.infer<typeof configSchema>;
 

@@ -9,10 +9,13 @@ import { registryCommand } from './registry.js';
 import { undoCommand } from './undo.js';
 import { serveCommand } from './serve.js';
 import { doctorCommand } from './doctor.js';
+import { uiCommand } from './ui.js';
+import { conformanceCommand } from './conformance.js';
+import { taskCommand } from './task.js';
 import { UsageError, type Command, type Io } from './usage.js';
 
 /** The one list of commands. */
-export const COMMANDS: readonly Command[] = [serveCommand, callCommand, receiptsCommand, approvalsCommand, approveCommand, denyCommand, auditCommand, reconcileCommand, registryCommand, undoCommand, doctorCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, callCommand, receiptsCommand, approvalsCommand, approveCommand, denyCommand, auditCommand, reconcileCommand, registryCommand, undoCommand, uiCommand, taskCommand, conformanceCommand, doctorCommand];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -31,11 +31,13 @@ export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = load
     ...(c.limits?.concurrency !== undefined ? { concurrency: c.limits.concurrency } : {}),
     ...(c.limits?.default_deadline_ms !== undefined ? { defaultDeadlineMs: c.limits.default_deadline_ms } : {}),
     ...(c.limits?.abort_grace_ms !== undefined ? { abortGraceMs: c.limits.abort_grace_ms } : {}),
+    ...(c.limits?.detach_grace_ms !== undefined ? { detachGraceMs: c.limits.detach_grace_ms } : {}),
     ...(c.limits?.inline_result_bytes !== undefined ? { inlineResultBytes: c.limits.inline_result_bytes } : {}),
     ...(c.receipts?.retention !== undefined ? { receiptRetention: c.receipts.retention } : {}),
     ...(c.connectors?.http || c.connectors?.git ? { connectors: { ...(c.connectors.http ? { http: c.connectors.http } : {}), ...(c.connectors.git ? { git: c.connectors.git } : {}) } } : {}),
     ...(c.rollout ? { rollout: c.rollout } : {}),
     ...(c.upstreams ? { upstreams: upstreamsRelativeTo(loaded, c.upstreams) } : {}),
+    ...(c.tasks ? { tasks: c.tasks.worktree_dir === undefined ? c.tasks : { ...c.tasks, worktree_dir: configPath(loaded, c.tasks.worktree_dir) ?? c.tasks.worktree_dir } } : {}),
     ...(c.sandbox ? { toolchains: { ...(c.sandbox.toolchains ? { extra: c.sandbox.toolchains } : {}), ...(c.sandbox.default_toolchains !== undefined ? { defaults: c.sandbox.default_toolchains } : {}) } } : {}),
   };
 }

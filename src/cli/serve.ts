@@ -9,6 +9,7 @@ import { openRuntimeWithPolicy, policyHelp, POLICY_OPTIONS, readGrantFile } from
 import { ignoredGrantWarning } from './grant-notice.js';
 import { UsageError, type Command } from './usage.js';
 import { portFault, tokenFileFault } from './startup-faults.js';
+import { childTaskOf, endWithSubtask } from './task-token.js';
 import { otlpTarget, serveMetrics, startTracing, ToolgateMetrics, type MetricsServing, type Tracing } from '../telemetry/index.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -89,6 +90,10 @@ are in the result's _meta.
                      other machines: use --token-file)
   --token-file FILE  require "Authorization: Bearer <the file's content>" on every request
   --task ID          task of the calls (stdio: this connection; HTTP: 2026-07-28 requests)
+  --task-token-file FILE
+                     run as the subtask whose token FILE holds (task.spawn's token_file;
+                     docs/tasks.md): tools work in its worktree under its grant; with --http
+                     the token is also the bearer token. Needs the parent's --state-dir
   --result-form F    which half of a tools/call result carries it (docs/mcp.md "Result form"):
                      auto (default: text for Claude Code, Codex and opencode, which give the
                      model structuredContent when both are sent; both for other clients),
@@ -126,6 +131,7 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
       host: { type: 'string' },
       'token-file': { type: 'string' },
       task: { type: 'string' },
+      'task-token-file': { type: 'string' },
       profile: { type: 'string' },
       'result-form': { type: 'string' },
       'metrics-port': { type: 'string' },
@@ -157,6 +163,8 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
       }
       if (token === '') throw new UsageError('--token-file: the file is empty');
     }
+    if (values['task-token-file'] !== undefined && values.task !== undefined) throw new UsageError('--task and --task-token-file exclude each other: the token names the task');
+    const child = values['task-token-file'] === undefined ? null : await childTaskOf(values['task-token-file'], values, loaded);
     const metricsPort = intOption(values['metrics-port'], 'metrics-port') ?? loaded.config.telemetry?.metrics?.port;
     if (metricsPort !== undefined && metricsPort > 65535) throw new UsageError('--metrics-port takes a port number (0-65535)');
     const onError = (e: Error): void => io.err(`toolgate serve: ${e.message}`);
@@ -169,8 +177,9 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
     let rt: Runtime;
     try {
       rt = await openRuntimeWithPolicy(
-        values,
-        { ...(values.profile === undefined ? {} : { profile: values.profile }), ...(metrics ? { observers: [metrics] } : {}), ...(tracing ? { tracerProvider: tracing.provider } : {}) },
+        child === null ? values : { ...values, workspace: child.worktree },
+        // A subtask's host: its grant was issued at spawn; any other task would get nothing.
+        { ...(child === null ? {} : { tasks: loaded.config.tasks ?? {}, grant: {} }), ...(values.profile === undefined ? {} : { profile: values.profile }), ...(metrics ? { observers: [metrics] } : {}), ...(tracing ? { tracerProvider: tracing.provider } : {}) },
         loaded,
       );
     } catch (e) {
@@ -192,15 +201,18 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
       if (port === undefined) {
         // stdout carries the protocol: nothing else may be written there.
         if (process.stdin.isTTY) io.err(STDIO_ON_A_TERMINAL);
-        const serving = serveMcpStdio(rt, { ...(values.task ? { taskId: values.task } : {}), ...form, onError });
+        const serving = serveMcpStdio(rt, { ...(values.task ? { taskId: values.task } : {}), ...(child ? { taskId: child.task } : {}), ...form, onError });
+        const watch = endWithSubtask(rt, child, () => serving.close());
         if (tracing === null && metricsServing === null) {
           await serving.closed;
+          watch.stop();
           return 0;
         }
         // With telemetry a signal closes the connection like the end of stdin, so queued spans are flushed.
         const stop = terminated();
         await Promise.race([serving.closed, stop.signal.then(() => serving.close())]);
         stop.dispose();
+        watch.stop();
         return 0;
       }
       const host = values.host ?? loaded.config.serve?.host ?? '127.0.0.1';
@@ -210,6 +222,8 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
         ...(LOOPBACK.has(host) ? {} : { allowedHosts: [...localhostAllowedHostnames(), host] }),
         ...(token === undefined ? {} : { bearerToken: token }),
         ...(values.task ? { taskId: values.task } : {}),
+        // A subtask's host over HTTP: its task token is the bearer token.
+        ...(child ? { taskId: child.task, sessionTaskId: child.task, ...(token === undefined ? { bearerToken: child.token } : {}) } : {}),
         ...limits,
         ...form,
         onError,
@@ -218,15 +232,17 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
         throw portFault(host, port, e);
       });
       const stop = terminated();
-      io.err(`toolgate: serving MCP on ${serving.url}${token === undefined ? '' : ' (bearer token required)'}`);
-      if (!LOOPBACK.has(host) && token === undefined) io.err('toolgate: warning: listening beyond loopback without --token-file');
+      const watch = endWithSubtask(rt, child, () => Promise.resolve());
+      io.err(`toolgate: serving MCP on ${serving.url}${token === undefined && child === null ? '' : ' (bearer token required)'}`);
+      if (!LOOPBACK.has(host) && token === undefined && child === null) io.err('toolgate: warning: listening beyond loopback without --token-file');
       const l = serving.limits;
       io.err(
         `toolgate: limits: ${l.maxConnections} connections (idle ${l.connectionIdleMs} ms, headers ${l.headersTimeoutMs} ms, ` +
           `request ${l.requestTimeoutMs} ms, keep-alive ${l.keepAliveTimeoutMs} ms), ${l.maxSessions} sessions (idle ${l.sessionIdleMs} ms)`,
       );
-      const signal = await stop.signal;
+      const signal = await Promise.race([stop.signal, watch.ended.then((s) => `subtask ${s ?? 'ended'}`)]);
       stop.dispose();
+      watch.stop();
       io.err(`toolgate: ${signal}: closing`);
       await serving.close();
       return 0;

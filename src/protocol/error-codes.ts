@@ -58,6 +58,13 @@ export const ERROR_CODES = [
   'connector_not_configured',
   // an upstream MCP server (the gateway) could not be started or reached; nothing was sent to it
   'upstream_unavailable',
+  // subtasks (src/tasks): a wait that would close a cycle, a bound of the task tree, owned paths
+  // that overlap, a result that does not match its schema, a task in the wrong state
+  'deadlock',
+  'task_bound_exceeded',
+  'ownership_conflict',
+  'invalid_task_result',
+  'task_state',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -183,7 +183,7 @@ export interface ErrorDataByCode {
    */
   idempotency_conflict: { readonly key: string; readonly args_digest: string; readonly recorded_args_digest: string; readonly recorded_tool: string };
   /**
-   * The same logical effect is running now.
+   * The same logical effect is running now: in another runtime (a shared store), or in this one and the call stopped waiting for it (its deadline or its client's cancel; docs/protocol.md#long-calls).
    * @stage claim
    * @status failed
    */
@@ -405,6 +405,36 @@ export interface ErrorDataByCode {
    * @status failed
    */
   upstream_unavailable: { readonly upstream: string; readonly tool: string | null; readonly reason: 'start_failed' | 'crashed' | 'closed' | 'tool_gone'; readonly restarts: number; readonly message: string };
+  /**
+   * A task.wait that would close a cycle in the wait-for graph (`cycle`: the tasks in order, the waiter first and last); refused at once, nothing waits (docs/tasks.md).
+   * @stage execute
+   * @status failed
+   */
+  deadlock: { readonly waiter: string; readonly cycle: readonly string[] };
+  /**
+   * A task.spawn past a bound of the task tree (`tasks` in toolgate.config.json): its depth, its parent's children (`fanout`), or the tree's subtasks (`descendants`); nothing was created (docs/tasks.md).
+   * @stage execute
+   * @status denied
+   */
+  task_bound_exceeded: { readonly bound: 'depth' | 'fanout' | 'descendants'; readonly limit: number; readonly current: number };
+  /**
+   * Owned paths that overlap a live subtask's (`held_by`), that lie outside the spawning subtask's own (`outside_owner`), or a subtask's changes outside the paths it owns (`changed_outside`) (docs/tasks.md).
+   * @stage execute
+   * @status denied
+   */
+  ownership_conflict: { readonly reason: 'held_by' | 'outside_owner' | 'changed_outside'; readonly paths: readonly string[]; readonly task_id: string | null };
+  /**
+   * A task.complete result that does not match the subtask's output schema (each fault a JSON pointer into the result), or a schema given to task.spawn that is not a usable JSON Schema; the subtask may try again (docs/tasks.md).
+   * @stage execute
+   * @status failed
+   */
+  invalid_task_result: { readonly reason: 'schema_mismatch' | 'invalid_schema'; readonly faults: readonly Fault[] };
+  /**
+   * The subtask is not in a state that allows the call (a result of a running task, a completion of a cancelled one), is not in the caller's tree, or the caller is not its ancestor (docs/tasks.md).
+   * @stage execute
+   * @status failed
+   */
+  task_state: { readonly task_id: string; readonly state: string; readonly reason: 'not_terminal' | 'not_running' | 'not_completed' | 'not_in_tree' | 'not_ancestor' | 'no_task_store' };
 }
 
 /** Plain JSON data carried by an error whose code is not known statically (a receipt read back, a re-wrapped body). */

@@ -79,6 +79,11 @@ export interface Receipt {
   readonly redactions: readonly RedactionNote[];
   /** True when this is a stored receipt handed back for a repeated idempotency key. Not digested. */
   readonly replay: boolean;
+  /**
+   * True when the call found the same key's effect running in this runtime, waited for it and
+   * got its receipt (also `replay: true`; docs/protocol.md#long-calls). Not digested, never stored.
+   */
+  readonly attached?: boolean;
   readonly prev_receipt_digest: Digest | null;
   readonly digest: Digest;
   /** The envelope's `origin` (a compatibility profile's call); absent on native calls. Digested. */
@@ -87,7 +92,7 @@ export interface Receipt {
   readonly bound?: readonly BoundValue[];
 }
 
-export type ReceiptBody = Omit<Receipt, 'receipt_id' | 'digest' | 'replay'>;
+export type ReceiptBody = Omit<Receipt, 'receipt_id' | 'digest' | 'replay' | 'attached'>;
 
 /** The digest covers everything but the id (derived from it), itself, and the replay flag. */
 export function receiptDigest(body: ReceiptBody): Digest {
@@ -128,7 +133,7 @@ export function receiptIdOf(digest: Digest): ReceiptId {
 
 /** Strips the fields outside the digest, to recompute it (audit verify). */
 export function bodyOf(receipt: Receipt): ReceiptBody {
-  const { receipt_id: _id, digest: _digest, replay: _replay, ...body } = receipt;
+  const { receipt_id: _id, digest: _digest, replay: _replay, attached: _attached, ...body } = receipt;
   return body;
 }
 

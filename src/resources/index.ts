@@ -115,4 +115,5 @@ export {
 export { shellIntent, argvIntent, type ShellIntent, type ProgramUse, type Unresolved, type RedirectUse, type IntentOptions } from './shell/intent.js';
 export { ProgramResolver, SANDBOX_PATH, type ResolvedProgram } from './shell/programs.js';
 export { bashParser } from './shell/grammar.js';
+export { literalWords } from './shell/parse.js';
 export { intentResources, unresolvedOf, type IntentResources } from './shell/intent-resources.js';

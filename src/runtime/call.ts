@@ -3,6 +3,7 @@ import type { AnyTool } from '../registry/index.js';
 import type { BudgetReservation, PolicyEngine } from '../policy/index.js';
 import type { EffectStore } from '../store/index.js';
 import type { CallScope } from './call-scope.js';
+import type { EffectCallers, RunningEffects } from './attach.js';
 import type { RunningCalls } from './running-calls.js';
 import { StageClock } from './stage-clock.js';
 import { statusOf } from './status.js';
@@ -11,8 +12,13 @@ import type { Executed } from './stages/execute.js';
 import { taskOf } from './stages/parse.js';
 
 export interface CallOptions {
-  /** Client cancellation. */
+  /**
+   * Client cancellation: the caller stops waiting. A keyed call's effect runs on for the
+   * runtime's `detachGraceMs` in case the same key is called again (docs/protocol.md#long-calls).
+   */
   readonly signal?: AbortSignal;
+  /** Explicit cancellation (MCP tasks/cancel): stops the call at once, keyed or not. */
+  readonly cancel?: AbortSignal;
   readonly onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
 }
 
@@ -24,6 +30,7 @@ export interface CallServices {
   readonly policy: Pick<PolicyEngine, 'settle' | 'release'>;
   readonly store: Pick<EffectStore, 'letGo'>;
   readonly running: Pick<RunningCalls, 'enter' | 'leave'>;
+  readonly effects: Pick<RunningEffects, 'register' | 'unregister'>;
 }
 
 /**
@@ -56,6 +63,9 @@ export class Call {
   #reservation: BudgetReservation | null = null;
   #slot: (() => void) | null = null;
   #effectKey: string | null = null;
+  #callers: EffectCallers | null = null;
+  /** The key this call's effect is attachable under, while it runs it. */
+  #published: string | null = null;
 
   constructor(services: CallServices, input: unknown, options: CallOptions, secrets: readonly string[]) {
     this.#services = services;
@@ -99,8 +109,25 @@ export class Call {
     this.#slot = release;
   }
 
-  holdEffect(key: string): void {
+  /** The callers of this keyed call's effect (attach.ts): the original caller and any that attach. */
+  holdCallers(callers: EffectCallers): EffectCallers {
+    this.#callers = callers;
+    return callers;
+  }
+
+  /** Holds the effect record; a keyed call's effect becomes one a re-issued call can attach to. */
+  holdEffect(key: string, attachable: boolean): void {
     this.#effectKey = key;
+    if (attachable && this.#callers !== null) {
+      this.#services.effects.register(this.draft.task_id, key, this.#callers);
+      this.#published = key;
+    }
+  }
+
+  /** What the tool reports goes to every caller of a keyed effect, or to this call's caller. */
+  progress(p: { progress: number; total?: number; message?: string }): void {
+    if (this.#callers !== null) this.#callers.progress(p);
+    else this.options.onProgress?.(p);
   }
 
   markedSent(): void {
@@ -166,6 +193,14 @@ export class Call {
       // failed) stays claimed or sent for the next retry or `toolgate reconcile` to settle.
       if (key !== null) await this.#services.store.letGo(this.draft.task_id, key);
     } finally {
+      // Only now (the receipt committed, the record let go) do attached calls look at it again.
+      const callers = this.#callers;
+      this.#callers = null;
+      if (callers !== null) {
+        if (this.#published !== null) this.#services.effects.unregister(this.draft.task_id, this.#published, callers);
+        this.#published = null;
+        callers.end();
+      }
       if (this.#scope !== null || this.#reservation !== null || this.#slot !== null) await this.endRun();
     }
   }

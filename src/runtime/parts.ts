@@ -7,6 +7,7 @@ import type { Store } from '../store/index.js';
 import type { ArtifactStore } from '../artifacts/index.js';
 import type { Admission } from './admission.js';
 import type { RunningCalls } from './running-calls.js';
+import type { RunningEffects } from './attach.js';
 import type { Resolver } from './stages/resolve.js';
 import type { LRUCache } from 'lru-cache';
 import type { CallTelemetry } from './telemetry.js';
@@ -43,6 +44,8 @@ export interface RuntimeState {
   /** Attempt ids the runtime gave tasks that named none; least recently used first out, so an active task keeps its id. */
   readonly attempts: LRUCache<TaskId, AttemptId>;
   readonly running: RunningCalls;
+  /** Keyed effects running now, which a re-issued call with the same key attaches to. */
+  readonly effects: RunningEffects;
 }
 
 export interface RuntimeParts {

@@ -44,13 +44,17 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
   const { workspace, store, artifacts, policy, resolver, receiptLookup: receipts, admission, telemetry } = services;
   const { stateDir, tokenKey, environment, defaultDeadlineMs, abortGraceMs, inlineResultBytes, retention, secrets } = config;
   return {
-    call: { policy, store, running: state.running },
+    call: { policy, store, running: state.running, effects: state.effects },
     secrets,
     parse: { attemptOf: (env) => attemptOf(state, env), running: state.running },
     resolver,
     claim: {
       store,
       defaultDeadlineMs,
+      effects: state.effects,
+      running: state.running,
+      // A call ends within the abort grace of its deadline, then commits.
+      settleMs: abortGraceMs + 2_000,
       reconcile: async (record, args) => {
         const { entry, receipt } = await reconcileRecord(reconcileParts, record, args);
         telemetry.reconciled(entry.tool, entry.settled, 'retry');
@@ -59,7 +63,7 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
     },
     normalize: { workspace, receipts, policy },
     authorize: { policy, store, environment },
-    admit: { policy, admission },
+    admit: { policy, admission, effects: state.effects },
     execute: { workspace, artifacts, receipts, store, tokenKey, stateDir, abortGraceMs, policy, environment },
     commit: { store, artifacts, inlineResultBytes, retention, stateDir },
     telemetry,

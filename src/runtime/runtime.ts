@@ -14,6 +14,7 @@ import { Admission } from './admission.js';
 import type { CallOptions } from './call.js';
 import type { ReconcileParts, RuntimeConfig, RuntimeParts, RuntimeServices, RuntimeState } from './parts.js';
 import { RunningCalls } from './running-calls.js';
+import { RunningEffects } from './attach.js';
 import { prepareStateDir } from './state-dir.js';
 import { continuationKey } from './tokens.js';
 import { Resolver } from './stages/resolve.js';
@@ -24,6 +25,7 @@ import { Gateway, parseUpstreams, upstreamSecretValues, type UpstreamsConfig } f
 import type { TracerProvider } from '@opentelemetry/api';
 import { CallTelemetry } from './telemetry.js';
 import type { CallObserver } from './observe.js';
+import { TaskBoard, taskSettings, taskTools, type TasksConfig } from '../tasks/index.js';
 
 export type { CallOptions } from './call.js';
 
@@ -48,6 +50,12 @@ export interface RuntimeOptions {
   readonly concurrency?: number;
   /** Deadline of a call whose envelope has none, from its arrival. Default 120 s. */
   readonly defaultDeadlineMs?: number;
+  /**
+   * How long a keyed call's effect keeps running after its client cancelled (e.g. the request
+   * timed out) and no call with the same key waits for it; a re-issued call attaches within it
+   * (docs/protocol.md#long-calls). 0 stops it at once, as an unkeyed call is. Default 60 s.
+   */
+  readonly detachGraceMs?: number;
   /** How long a tool may take to stop after its signal aborts. Default 5 s. */
   readonly abortGraceMs?: number;
   /** Results larger than this (JSON bytes) are stored as an artifact. Default 6 MiB. */
@@ -103,6 +111,11 @@ export interface RuntimeOptions {
   readonly tracerProvider?: TracerProvider;
   /** Told of every ended call and settlement, e.g. the Prometheus metrics of `toolgate serve`. */
   readonly observers?: readonly CallObserver[];
+  /**
+   * Subtasks (`tasks` of toolgate.config.json, docs/tasks.md): given, the task tools (task.spawn,
+   * task.wait, task.cancel, task.result, task.complete) are registered with these bounds.
+   */
+  readonly tasks?: TasksConfig;
 }
 
 /** How full the concurrency limit is: calls executing, calls waiting for a slot, the limit. */
@@ -153,9 +166,11 @@ export class Runtime {
       const git = { ...(opts.connectors?.git ? { config: opts.connectors.git } : {}), ...(opts.resolver ? { resolver: opts.resolver } : {}) };
       const upstreams = parseUpstreams(opts.upstreams);
       if (Object.keys(upstreams).length > 0) gateway = await Gateway.open({ upstreams, hide: [workspace.root, stateDir], stateDir, workspace: { root: workspace.root, classify: (p) => workspace.classifier.classify(p) } });
+      const board = opts.tasks === undefined ? null : new TaskBoard(store, stateDir, taskSettings(opts.tasks, stateDir));
       const registry = new Registry([
         ...(opts.tools ??
           builtinTools({ ...(opts.toolchains ? { toolchains: opts.toolchains } : {}), ...(opts.sessionIdleMs !== undefined ? { sessionIdleMs: opts.sessionIdleMs } : {}), http, git })),
+        ...(board ? taskTools(board) : []),
         ...(gateway?.tools() ?? []),
       ], rolloutOf(opts.rollout));
       // A changed upstream listing from now on is a new revision of this registry.
@@ -195,8 +210,8 @@ export class Runtime {
         retention: opts.receiptRetention ?? 'digest',
         secrets,
       };
-      const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls() };
-      return new Runtime({ services, config, state }, profile, gateway);
+      const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls(), effects: new RunningEffects(opts.detachGraceMs ?? 60_000) };
+      return new Runtime({ services, config, state }, profile, gateway, board);
     } catch (e) {
       await gateway?.close();
       await store?.close().catch(() => {});
@@ -211,8 +226,12 @@ export class Runtime {
   /** The upstream MCP servers behind this runtime; null without `upstreams`. */
   readonly gateway: Gateway | null;
 
-  private constructor(parts: RuntimeParts, profile: Profile | null, gateway: Gateway | null) {
+  /** The task tree (subtasks) when the runtime was opened with `tasks`; null otherwise. */
+  readonly tasks: TaskBoard | null;
+
+  private constructor(parts: RuntimeParts, profile: Profile | null, gateway: Gateway | null, tasks: TaskBoard | null) {
     this.#parts = parts;
+    this.tasks = tasks;
     this.gateway = gateway;
     this.profile = profile === null ? null : new ProfileRunner(profile, { call: (env, o) => this.call(env, o), root: parts.services.workspace.root });
     const { services, config } = parts;
@@ -271,11 +290,13 @@ export class Runtime {
 
   /**
    * Cancels every running call of a task and refuses its new calls until `resumeTask`; what
-   * tools hold for the task (shell sessions) ends too.
+   * tools hold for the task (shell sessions) ends too, and so do its live subtasks.
    */
   cancelTask(task: string): void {
     this.#parts.state.running.cancel(task as TaskId);
     this.#track(this.endTask(task));
+    // A cancelled task's subtasks end with it (docs/tasks.md); their hosts end their calls.
+    if (this.tasks !== null) this.#track(this.tasks.cancelChildren(task as TaskId).catch(() => []));
   }
 
   /**
@@ -283,6 +304,8 @@ export class Runtime {
    * shell.session kills the task's shells and everything they started. Idempotent.
    */
   endTask(task: string): Promise<void> {
+    // Nobody of the ended session can attach again: what it left running without a caller stops now.
+    this.#parts.state.effects.abandonTask(task as TaskId);
     return Promise.allSettled(this.#parts.services.registry.tools().map((t) => t.endTask?.(task as TaskId))).then(() => {});
   }
 
@@ -330,6 +353,8 @@ export class Runtime {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // No call can attach any more: an effect nobody waits for stops now, not after the detach grace.
+    this.#parts.state.effects.abandonAll();
     // Tools end what they hold (shell sessions) first: a call waiting on a session's command returns then.
     const disposed = Promise.allSettled([...this.#parts.services.registry.tools().map((t) => t.dispose?.()), this.gateway?.close()]);
     await Promise.allSettled([...this.#inflight, this.#sweep, disposed, ...this.#teardowns]);

@@ -11,6 +11,8 @@ export function statusOf(code: ErrorCode): CallStatus {
     case 'secret_path':
     case 'destination_refused':
     case 'connector_not_configured':
+    case 'task_bound_exceeded':
+    case 'ownership_conflict':
       return 'denied';
     case 'deadline_expired':
       return 'expired';
@@ -48,6 +50,9 @@ export function statusOf(code: ErrorCode): CallStatus {
     case 'no_change':
     case 'overlapping_edits':
     case 'upstream_unavailable':
+    case 'deadlock':
+    case 'invalid_task_result':
+    case 'task_state':
       return 'failed';
   }
 }

@@ -12,6 +12,7 @@ export const SYSTEM_PACKAGES = {
   curl: { debian: 'curl', fedora: 'curl', arch: 'curl' },
   initdb: { debian: 'postgresql', fedora: 'postgresql-server', arch: 'postgresql' },
   strace: { debian: 'strace', fedora: 'strace', arch: 'strace' },
+  chromium: { debian: 'chromium', fedora: 'chromium', arch: 'chromium' },
 } as const;
 
 export type SystemProgram = keyof typeof SYSTEM_PACKAGES;

@@ -53,6 +53,7 @@ function metaOf(r: Receipt): Record<string, unknown> {
     'toolgate/tool_version': r.tool_version,
     'toolgate/truncated': r.truncated,
     ...(r.replay ? { 'toolgate/replay': true } : {}),
+    ...(r.attached === true ? { 'toolgate/attached': true } : {}),
   };
 }
 

@@ -39,6 +39,8 @@ export interface HttpServeOptions extends McpServerOptions, Partial<HttpLimits> 
   readonly bearerToken?: string;
   /** Task of 2026-07-28 requests, which have no session. Default: one fresh task per server. */
   readonly taskId?: string;
+  /** Every 2025-era session runs as this task, not a fresh one (a subtask's host, docs/tasks.md). */
+  readonly sessionTaskId?: string;
   readonly onError?: (error: Error) => void;
   /** Serves GET `/metrics` (Prometheus text) behind the same Host, Origin and token checks as `/mcp`. */
   readonly metrics?: () => Promise<{ readonly contentType: string; readonly body: string }>;
@@ -135,10 +137,14 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
     const { reservation } = admitted;
     try {
       // One session is one task; a reconnect is a new session and so a new task.
-      const taskId = newTaskId();
+      const taskId = opts.sessionTaskId ?? newTaskId();
       const server = createMcpServer(rt, listingFor(taskId), { taskId }, opts);
       // The session is the task: its end (DELETE, idle expiry, shutdown) ends what tools hold for it (shell sessions).
-      server.onclose = () => void rt.endTask(taskId);
+      const closeTasks = server.onclose; // the session's MCP tasks end with it too (mcp-tasks.ts)
+      server.onclose = () => {
+        closeTasks?.();
+        void rt.endTask(taskId);
+      };
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         onsessioninitialized: (sid): void => reservation.add(sid, { transport, server }),

@@ -2,11 +2,12 @@
 // runtime.call with the request's AbortSignal, progress forwarded when the client asked for it.
 import { Server } from '@modelcontextprotocol/server';
 import { PROTOCOL_VERSION, TOOLGATE_VERSION, type Receipt } from '../protocol/index.js';
-import type { Runtime } from '../runtime/index.js';
+import type { CallOptions, Runtime } from '../runtime/index.js';
 import { callResultOf, DEFAULT_RESULT_SHAPING, type ResultShaping } from './call-result.js';
 import type { ToolListing } from './tool-listing.js';
 import { profileCallResult, profileToolDefinitions } from './profile-tools.js';
-import { formFor, resultFor, toolsFor, type ResultForm } from './result-form.js';
+import { formFor, resultFor, toolsFor, type FormedResult, type ResultForm } from './result-form.js';
+import { McpTasks } from './mcp-tasks.js';
 import { ApprovalAsking, callAskingApproval, type ApprovalAskingOptions } from './approval-elicit.js';
 
 export interface McpSession {
@@ -66,7 +67,10 @@ export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpS
 
   // Resolved per connection, once the client said who it is (initialize comes first).
   const form = (): ReturnType<typeof formFor> => formFor(opts.resultForm ?? 'auto', server.getClientVersion()?.name);
-  server.setRequestHandler('tools/list', () => ({ tools: toolsFor(form(), listing.tools) }));
+  // Long calls may run as MCP tasks (2025-11-25; docs/mcp.md#long-calls).
+  const tasks = new McpTasks(server);
+  tasks.install();
+  server.setRequestHandler('tools/list', () => ({ tools: tasks.listed(toolsFor(form(), listing.tools), (n) => listing.registryName(n)) }));
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const meta: Readonly<Record<string, unknown>> = ctx.mcpReq._meta ?? {};
@@ -77,10 +81,25 @@ export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpS
       tool: listing.registryName(request.params.name),
       arguments: request.params.arguments ?? {},
     };
-    const token = meta['progressToken'];
+    const raw = meta['progressToken'];
+    const token = typeof raw === 'string' || typeof raw === 'number' ? raw : undefined;
+    const args = request.params.arguments ?? {};
+    const shape = (receipt: Receipt): FormedResult => {
+      const f = form();
+      // Text alone carries the result: a result without its own rendering is sent whole as JSON, not summarised.
+      const textShaping = f === 'text' ? { ...shaping, textCopyLimitBytes: shaping.maxResultBytes } : shaping;
+      return resultFor(f, callResultOf(receipt, textShaping, { args, undoable: listing.undoable(envelope.tool), successText: f === 'structured' ? 'line' : 'full' }));
+    };
+    const task = request.params.task;
+    if (task !== undefined && tasks.offered()) {
+      // Answered at once with the task; the call runs on under the task's own cancel. An approval
+      // it needs is not asked in the task: its receipt says approval_required (out of band).
+      const runTask = async (o: CallOptions): Promise<FormedResult> => shape(await rt.call(envelope, o));
+      return tasks.create(envelope.tool, task.ttl, token, ({ cancel, onProgress }) => runTask({ cancel, ...(onProgress ? { onProgress } : {}) })) as never;
+    }
     const run = (): Promise<Receipt> => rt.call(envelope, {
       signal: ctx.mcpReq.signal,
-      ...(typeof token === 'string' || typeof token === 'number'
+      ...(token !== undefined
         ? {
             onProgress: (p: { progress: number; total?: number; message?: string }) => {
               // Progress is advisory: a client that went away must not fail the call.
@@ -89,15 +108,10 @@ export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpS
           }
         : {}),
     });
-    const args = request.params.arguments ?? {};
     // A call that needs an approval may ask the person through the client (approval-elicit.ts).
     const outcome = await callAskingApproval({ rt, server, ctx, asking, taskId: session.taskId, tool: envelope.tool, args, run });
     if ('inputRequired' in outcome) return outcome.inputRequired;
-    const { receipt } = outcome;
-    const f = form();
-    // Text alone carries the result: a result without its own rendering is sent whole as JSON, not summarised.
-    const textShaping = f === 'text' ? { ...shaping, textCopyLimitBytes: shaping.maxResultBytes } : shaping;
-    return resultFor(f, callResultOf(receipt, textShaping, { args, undoable: listing.undoable(envelope.tool), successText: f === 'structured' ? 'line' : 'full' }));
+    return shape(outcome.receipt);
   });
   return server;
 }

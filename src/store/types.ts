@@ -137,8 +137,51 @@ export interface TaskStore {
   advanceRevision(): Promise<number>;
 }
 
+/**
+ * A subtask's durable row (src/tasks): its place in the task tree, its state and the digest of
+ * its task token; `record` is the tasks layer's own JSON (objective, schema, worktree, result).
+ */
+export interface SubtaskRow {
+  readonly task_id: TaskId;
+  readonly parent_id: TaskId;
+  /** The root of the tree (a task without a row: an agent's own session). */
+  readonly root_id: TaskId;
+  readonly depth: number;
+  readonly state: string;
+  readonly token_digest: string;
+  readonly record: Readonly<Record<string, unknown>>;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+/** One edge of the wait-for graph: `waiter` waits for `target` until `until` (epoch ms). */
+export interface WaitEdge {
+  readonly waiter: TaskId;
+  readonly target: TaskId;
+  readonly until: number;
+}
+
+/**
+ * The task tree. Each `check` runs inside the store's transaction over the rows it is given, so
+ * that bounds, ownership and cycles are decided on the same state the insert lands in.
+ */
+export interface SubtaskStore {
+  /** Inserts `row` unless `check(rows of its tree)` returns a refusal, which is returned instead. */
+  insertSubtask<R>(row: SubtaskRow, check: (tree: readonly SubtaskRow[]) => R | null): Promise<R | null>;
+  getSubtask(task: TaskId): Promise<SubtaskRow | undefined>;
+  subtaskByToken(digest: string): Promise<SubtaskRow | undefined>;
+  listSubtasks(filter: { root?: TaskId; parent?: TaskId }): Promise<SubtaskRow[]>;
+  /** Compare-and-set: writes `state` and `record` only when the row is in one of `from`; whether it did. */
+  updateSubtask(task: TaskId, from: readonly string[], state: string, record: Readonly<Record<string, unknown>>): Promise<boolean>;
+  /** Adds the edges unless `check(live edges)` returns a refusal; expired edges are dropped first. */
+  addWaits<R>(edges: readonly WaitEdge[], now: number, check: (live: readonly WaitEdge[]) => R | null): Promise<R | null>;
+  removeWaits(waiter: TaskId, targets: readonly TaskId[]): Promise<void>;
+}
+
 /** One backend's whole state: effects, receipts, tasks, and the policy layer's stores. */
 export interface Store extends EffectStore, ReceiptStore, TaskStore, PolicyStores {
+  /** The subtask tree (src/tasks); optional, so that a backend without it refuses `task.spawn`. */
+  readonly subtasks?: SubtaskStore;
   /** Releases the backend (connections, file handles); the store is unusable afterwards. */
   close(): Promise<void>;
   /**

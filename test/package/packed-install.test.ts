@@ -71,7 +71,7 @@ describe('the packed package, installed, from an unrelated project', { timeout: 
   };
 
   it('the tarball carries the built code, the policies, the schemas and the LICENSE of the declared license', () => {
-    for (const f of ['dist/src/cli/main.js', 'dist/src/index.js', 'policies/default.cedar', 'schemas/grant.schema.json', 'schemas/config.schema.json', 'LICENSE', 'README.md']) {
+    for (const f of ['dist/src/cli/main.js', 'dist/src/index.js', 'dist/src/ui/web/index.html', 'policies/default.cedar', 'schemas/grant.schema.json', 'schemas/config.schema.json', 'LICENSE', 'README.md']) {
       assert.ok(files.includes(f), `${f} in ${files.length} files`);
     }
     assert.ok(!files.some((f) => f.startsWith('test/') || f.startsWith('src/') || f.startsWith('node_modules/')), 'no sources or tests');

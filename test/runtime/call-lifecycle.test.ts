@@ -55,6 +55,8 @@ async function setup(concurrency = 1) {
     workspace: dirs.workspace,
     stateDir: dirs.state,
     concurrency,
+    // A keyed call's client cancel stops its effect once no call re-attached within this (attach.ts).
+    detachGraceMs: 200,
     grant: { tools: ['*'], effects: ['read', 'write'], read: ['**'], write: ['**'], budget: { calls: 2 } },
     policies: [{ name: 'tests.cedar', text: PERMIT_TESTS }],
     tools: [probeTool({ ledger }), probeTool({ ledger, name: 'test.slow-start', timeout_ms: 150 }), reasonTool(), reasonTool(150), ...builtinTools()],

@@ -31,6 +31,7 @@ function recorder(opts: { settleThrows?: boolean } = {}) {
         running.leave(task, scope);
       },
     },
+    effects: { register: () => {}, unregister: () => {} },
   };
   return { log, services, running };
 }
@@ -42,7 +43,7 @@ function admitted(r: ReturnType<typeof recorder>, client: AbortSignal): { call: 
   const scope = call.holdScope(new CallScope(Date.now() + 60_000, [{ signal: client, kind: 'client_cancel' }]));
   call.holdReservation({ id: 'res-1', task_id: TASK, amounts: { calls: 1 } } as unknown as BudgetReservation);
   call.holdSlot(() => void r.log.push('slot released'));
-  call.holdEffect('k:one');
+  call.holdEffect('k:one', false);
   return { call, scope };
 }
 

@@ -171,7 +171,8 @@ test('output truncated: success plus truncated and a continuation', async () => 
 });
 
 test('cancellation during an effect: the receipt says cancelled and no new work starts', async () => {
-  const p = await probeRuntime();
+  // No detach grace: a keyed call's client cancel stops it at once (docs/protocol.md#long-calls).
+  const p = await probeRuntime({ detachGraceMs: 0 });
   try {
     const controller = new AbortController();
     const pending = p.rt.call(envelope('test.effect', { label: 'c', after_ms: 5_000 }, { idempotency_key: 'k5' }), { signal: controller.signal });

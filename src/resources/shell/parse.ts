@@ -276,3 +276,16 @@ export async function parseBash(script: string): Promise<ParsedScript> {
     tree.delete();
   }
 }
+
+/** A command line as its words (quotes removed), when it is one plain command of literal words; else null. */
+export async function literalWords(line: string): Promise<string[] | null> {
+  const p = await parseBash(line);
+  const [only] = p.commands;
+  if (p.errors.length > 0 || p.commands.length !== 1 || p.redirections.length > 0 || !only || only.assignments.length > 0 || only.context.length > 0) return null;
+  const words: string[] = [];
+  for (const w of only.words) {
+    if (!('literal' in w)) return null;
+    words.push(w.literal);
+  }
+  return words;
+}

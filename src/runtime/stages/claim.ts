@@ -4,6 +4,8 @@ import type { AnyTool } from '../../registry/index.js';
 import type { ClaimRequest, ClaimResult, EffectRecord, EffectStore } from '../../store/index.js';
 import type { Call } from '../call.js';
 import type { Validated } from './validate.js';
+import type { RunningEffects } from '../attach.js';
+import type { RunningCalls } from '../running-calls.js';
 import { randomUUID } from 'node:crypto';
 
 /** The key of a call's logical effect, when it has one. */
@@ -26,6 +28,24 @@ export interface ClaimServices {
   readonly reconcile: (record: EffectRecord, args: unknown) => ReturnType<Reconciler>;
   /** Deadline of a call whose envelope has none, from its arrival. */
   readonly defaultDeadlineMs: number;
+  /** The keyed effects this runtime runs now, which a re-issued call attaches to. */
+  readonly effects: Pick<RunningEffects, 'attach'>;
+  /** How long past its deadline a call takes to end and commit (the abort grace and a margin). */
+  readonly settleMs: number;
+  /** Whether the task was cancelled while the call waited (it then runs nothing). */
+  readonly running: Pick<RunningCalls, 'cancelled'>;
+}
+
+/** Waits for the call of this runtime that runs a record to end; `absent` when none does. */
+type Attacher = (record: EffectRecord) => Promise<'ended' | 'absent'>;
+
+function attacherOf(s: ClaimServices, call: Call): Attacher {
+  return async (record) => {
+    const how = await s.effects.attach(record, { deadline: call.deadline, settleMs: s.settleMs, signal: call.options.signal, cancel: call.options.cancel, onProgress: call.options.onProgress });
+    // A task cancelled meanwhile stopped the effect; the waiting call must not go on to run it.
+    if (how === 'ended' && s.running.cancelled(call.draft.task_id)) throw new ToolgateError('cancelled', 'the task is cancelled', { by: 'task', phase: 'admission' });
+    return how;
+  };
 }
 
 export function claimRequestOf(env: Envelope, key: string, tool: AnyTool, argsDigest: Digest, attempt: AttemptId, deadline: number): ClaimRequest {
@@ -48,9 +68,10 @@ export function claimRequestOf(env: Envelope, key: string, tool: AnyTool, argsDi
  * or ambiguous, is reconciled first (the store hands it over as sent by this runtime):
  * completed → its recovered receipt is the answer; released → the call goes on; unknown →
  * back to ambiguous and reconciliation_required (asked again at the next retry; an operator
- * may settle it).
+ * may settle it). A record in progress under a call of this runtime is waited for, then looked
+ * at again (attach.ts); one in progress elsewhere is effect_in_progress.
  */
-async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile: Reconciler, again: () => ClaimResult | Promise<ClaimResult>): Promise<Claimed | 'free'> {
+async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile: Reconciler, again: () => ClaimResult | Promise<ClaimResult>, attach: Attacher): Promise<Claimed | 'free'> {
   switch (r.kind) {
     case 'new':
       return { kind: 'held', key };
@@ -66,7 +87,7 @@ async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile:
           break;
         case 'released':
           // Nothing happened: the call may run. Look again (another retry may have taken it).
-          return decide(await again(), key, req, () => Promise.reject(new ToolgateError('internal_error', 'a record was reconciled twice in one call', { key })), again);
+          return decide(await again(), key, req, () => Promise.reject(new ToolgateError('internal_error', 'a record was reconciled twice in one call', { key })), again, attach);
         case 'unknown':
           break;
       }
@@ -85,12 +106,19 @@ async function decide(r: ClaimResult, key: string, req: ClaimRequest, reconcile:
         recorded_args_digest: r.record.args_digest,
         recorded_tool: r.record.tool,
       });
-    case 'in_progress':
+    case 'in_progress': {
+      // Run by a call of this runtime: wait for it as one more caller, then look again (its
+      // receipt is a replay; a release lets this call run it; ambiguity is reconciled).
+      if ((await attach(r.record)) === 'ended') {
+        const next = await decide(await again(), key, req, reconcile, again, attach);
+        return next !== 'free' && next.kind === 'replay' ? { kind: 'replay', receipt: { ...next.receipt, attached: true } } : next;
+      }
       throw new ToolgateError('effect_in_progress', 'the same logical effect is being executed by another call', {
         key,
         state: r.record.state,
         attempt_id: r.record.attempt_id,
       });
+    }
     case 'ambiguous':
       // A completed record whose receipt is missing: nothing to replay, nothing to reconcile against.
       throw new ToolgateError('reconciliation_required', 'a previous attempt may have caused this effect; reconcile before retrying', {
@@ -116,7 +144,7 @@ export async function examineStage(s: ClaimServices, call: Call, env: Envelope, 
   call.deadline = recorded ? Math.min(recorded.deadline, requested) : requested;
   if (key === null) return null;
   const req = claimRequestOf(env, key, tool, valid.digest, call.draft.attempt_id, call.deadline);
-  const examined = await decide(await s.store.inspect(req), key, req, (rec) => s.reconcile(rec, valid.args), () => s.store.inspect(req));
+  const examined = await decide(await s.store.inspect(req), key, req, (rec) => s.reconcile(rec, valid.args), () => s.store.inspect(req), attacherOf(s, call));
   return examined !== 'free' && examined.kind === 'replay' ? examined.receipt : null;
 }
 
@@ -133,9 +161,9 @@ export async function claimStage(s: ClaimServices, call: Call, env: Envelope, to
     key = `auto:${randomUUID()}`;
   }
   const req = claimRequestOf(env, key, tool, action.args_digest, call.draft.attempt_id, call.deadline);
-  const claimed = await decide(await s.store.claim(req), key, req, (rec) => s.reconcile(rec, args), () => s.store.claim(req));
+  const claimed = await decide(await s.store.claim(req), key, req, (rec) => s.reconcile(rec, args), () => s.store.claim(req), attacherOf(s, call));
   if (claimed === 'free') throw new ToolgateError('internal_error', 'a claim wrote nothing', { key });
   if (claimed.kind === 'replay') return claimed.receipt;
-  call.holdEffect(claimed.key);
+  call.holdEffect(claimed.key, effectKeyOf(env) !== null);
   return null;
 }

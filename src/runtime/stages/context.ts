@@ -44,7 +44,7 @@ export function contextOf(s: ContextServices, call: Call, env: Envelope, valid: 
     },
     receipts: s.receipts,
     hidden_paths: [s.stateDir],
-    progress: (p) => call.options.onProgress?.({ ...p }),
+    progress: (p) => call.progress({ ...p }),
     addSecret: (value) => {
       call.secrets.push(value);
     },

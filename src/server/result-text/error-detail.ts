@@ -82,6 +82,7 @@ export function errorDetailLines(error: ErrorBody, tool: string): string[] {
         : [];
     case 'invalid_arguments':
     case 'invalid_request':
+    case 'invalid_task_result':
       return faultLines(data['faults']);
     case 'unknown_tool': {
       const known = Array.isArray(data['known']) ? data['known'].map((k) => String(k).replace(/\./g, '_')) : [];
@@ -131,6 +132,10 @@ export function errorDetailLines(error: ErrorBody, tool: string): string[] {
     case 'internal_error':
     case 'store_unavailable':
     case 'no_change':
+    case 'deadlock':
+    case 'task_bound_exceeded':
+    case 'ownership_conflict':
+    case 'task_state':
       return [];
     case 'overlapping_edits': {
       const lines = Array.isArray(data['lines']) ? data['lines'].map((l) => (Array.isArray(l) ? `${String(l[0])}-${String(l[1])}` : String(l))) : [];

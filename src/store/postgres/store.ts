@@ -2,7 +2,7 @@ import type { Digest, Receipt, ReceiptId, TaskId } from '../../protocol/index.js
 import type { EffectIntent, Manifest } from '../../registry/index.js';
 import type { ApprovalStore, BudgetStore, DenialStore, GrantStore } from '../../policy/index.js';
 import { EffectOwner } from '../liveness.js';
-import type { ChainReport, ClaimRequest, ClaimResult, CommitRequest, EffectRecord, EffectState, Store, TakeOver, TaskRecord, UnsettledEffect } from '../types.js';
+import type { ChainReport, ClaimRequest, ClaimResult, CommitRequest, EffectRecord, EffectState, Store, SubtaskStore, TakeOver, TaskRecord, UnsettledEffect } from '../types.js';
 import { Database } from './database.js';
 import { PgEffectTable } from './effects.js';
 import { migratePostgres } from './migrations.js';
@@ -11,6 +11,7 @@ import { postgresPolicyStores } from './policy-tables.js';
 import { ReceiptBatcher } from './receipt-batch.js';
 import { PgReceiptTable } from './receipts.js';
 import { pgSharedKey } from './keys.js';
+import { PgSubtasks } from './subtasks.js';
 
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database` (a unix socket: `?host=/run/postgresql`). */
@@ -40,6 +41,7 @@ export class PostgresStore implements Store {
   readonly approvals: ApprovalStore;
   readonly budgets: BudgetStore;
   readonly denials: DenialStore;
+  readonly subtasks: SubtaskStore;
   readonly #db: Database;
   readonly #effects: PgEffectTable;
   readonly #receipts: PgReceiptTable;
@@ -51,6 +53,7 @@ export class PostgresStore implements Store {
     this.#effects = new PgEffectTable(db, this.owner);
     this.#receipts = new PgReceiptTable(db);
     this.#batcher = new ReceiptBatcher(db);
+    this.subtasks = new PgSubtasks(db);
     ({ grants: this.grants, approvals: this.approvals, budgets: this.budgets, denials: this.denials } = postgresPolicyStores(db));
   }
 

@@ -7,13 +7,14 @@ import type { Manifest } from '../../registry/index.js';
 import type { EffectIntent } from '../../registry/index.js';
 import type { ApprovalStore, BudgetStore, DenialStore, GrantStore } from '../../policy/index.js';
 import { EffectOwner } from '../liveness.js';
-import type { ChainReport, ClaimRequest, ClaimResult, CommitRequest, EffectRecord, EffectState, Store, TakeOver, TaskRecord, UnsettledEffect } from '../types.js';
+import type { ChainReport, ClaimRequest, ClaimResult, CommitRequest, EffectRecord, EffectState, Store, SubtaskStore, TakeOver, TaskRecord, UnsettledEffect } from '../types.js';
 import { EffectTable } from './effects.js';
 import { CORE_MIGRATIONS, migrate, type MigrationSet } from './migrations.js';
 import { POLICY_MIGRATIONS, sqlitePolicyStores } from './policy-tables.js';
 import { ReceiptTable } from './receipts.js';
 import { ReceiptWriterClient } from './receipt-writer-client.js';
 import { KEY_MIGRATIONS, SqliteSharedKeys } from './shared-keys.js';
+import { SqliteSubtasks, SUBTASK_MIGRATIONS } from './subtasks.js';
 import { guarded, storeFailure } from './unavailable.js';
 
 export interface SqliteOptions {
@@ -72,6 +73,7 @@ export class SqliteStore implements Store {
   readonly approvals: ApprovalStore;
   readonly budgets: BudgetStore;
   readonly denials: DenialStore;
+  readonly subtasks: SubtaskStore;
   readonly #receipts: ReceiptTable;
   readonly #effects: EffectTable;
   readonly #keys: SqliteSharedKeys;
@@ -101,7 +103,7 @@ export class SqliteStore implements Store {
         // Deleted and overwritten values are zeroed, not left readable in free pages.
         db.pragma('secure_delete = ON');
         const before = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'schema_migrations'`).get()?.n ?? 0;
-        migrate(db, [CORE_MIGRATIONS, POLICY_MIGRATIONS, KEY_MIGRATIONS, ...(opts.migrations ?? []).filter((m) => m.name !== POLICY_MIGRATIONS.name && m.name !== KEY_MIGRATIONS.name)]);
+        migrate(db, [CORE_MIGRATIONS, POLICY_MIGRATIONS, KEY_MIGRATIONS, SUBTASK_MIGRATIONS, ...(opts.migrations ?? []).filter((m) => ![POLICY_MIGRATIONS.name, KEY_MIGRATIONS.name, SUBTASK_MIGRATIONS.name].includes(m.name))]);
         // A migration that dropped values must not leave them in the WAL either.
         if (before > 0) db.pragma('wal_checkpoint(TRUNCATE)');
         return db;
@@ -115,6 +117,7 @@ export class SqliteStore implements Store {
     this.#receipts = new ReceiptTable(this.db);
     this.#effects = new EffectTable(this.db, this.owner);
     this.#keys = new SqliteSharedKeys(this.db);
+    this.subtasks = new SqliteSubtasks(this.db);
     const db = this.db;
     const full = opts.durability !== 'normal';
     // A budget settle or release is always followed by its call's receipt, whose sync (the

@@ -20,6 +20,12 @@ export const FS_READ_DEFAULT_MAX_BYTES = FS_READ_DEFAULT_MAX_TOKENS * FS_READ_BY
 export const FS_READ_LINES_PAGE_MAX_BYTES = 256 * 1024;
 /** Hard cap on one page: far below the 10 MiB that closes an MCP stdio connection. */
 export const FS_READ_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * The largest file fs.read pages. Every page reports the whole file's sha256 and line count, one
+ * scan of the file (cached by its identity); past this size the scan alone outlasts a client's
+ * patience (a 1 TiB sparse file took minutes of reading zeros), so the read is refused at once.
+ */
+export const FS_READ_MAX_FILE_BYTES = 4 * 1024 * 1024 * 1024;
 const WHOLE_FILE_FAST_PATH = 1024 * 1024;
 
 export const fsReadArgs = z.strictObject({
@@ -118,6 +124,9 @@ export function createFsRead(): ToolDefinition<FsReadArgs, FsReadResult, Resolve
         // A hard link to a secret file is the secret (the name alone was checked at normalize).
         await refuseSecretLink(ctx.workspace, prepared.path, opened, ctx.signal);
         const statSize = opened.size;
+        if (statSize > FS_READ_MAX_FILE_BYTES) {
+          throw new ToolgateError('limit_exceeded', `${prepared.path} is ${statSize} bytes; fs.read pages files up to ${FS_READ_MAX_FILE_BYTES} bytes (each page reports the whole file's sha256): read part of it with shell.exec (head, tail, dd)`, { limit: FS_READ_MAX_FILE_BYTES, size: statSize, path: prepared.path });
+        }
         const head =
           statSize <= SYNC_READ_MAX ? readAt(fd, 0, statSize) : statSize <= WHOLE_FILE_FAST_PATH ? await readAtAsync(fd, 0, statSize, ctx.signal) : undefined;
         const info = (await infos.get(fd, ctx.signal, head, opened)).info;

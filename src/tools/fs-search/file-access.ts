@@ -40,6 +40,8 @@ export class FileReader {
   readonly #identities = new Map<string, string>();
   /** The stamp (see stamp()) of each file when this search first opened it, from that open's fstat. */
   readonly #openedStamps = new Map<string, string>();
+  /** The size of each file when this search first opened it. */
+  readonly #openedSizes = new Map<string, number>();
 
   constructor(ws: Workspace) {
     this.#ws = ws;
@@ -107,8 +109,14 @@ export class FileReader {
     if (seen === undefined) {
       this.#identities.set(path, identity);
       this.#openedStamps.set(path, `${identity}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`);
+      this.#openedSizes.set(path, st.size);
     }
     return fd;
+  }
+
+  /** The size of `path` when this search first opened it (null before). */
+  openedSize(path: string): number | null {
+    return this.#openedSizes.get(path) ?? null;
   }
 
   /**

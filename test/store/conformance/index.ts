@@ -9,6 +9,7 @@ import { keyCases } from './keys.js';
 import { policyCases } from './policy.js';
 import { receiptCases } from './receipts.js';
 import { taskCases } from './tasks.js';
+import { subtaskCases } from './subtasks.js';
 
 export type { ConformanceBackend } from './backend.js';
 
@@ -20,5 +21,6 @@ export function describeStoreConformance(name: string, backend: ConformanceBacke
     policyCases(backend);
     concurrencyCases(backend);
     keyCases(backend);
+    subtaskCases(backend);
   });
 }

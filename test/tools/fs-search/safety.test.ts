@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -178,6 +179,29 @@ describe('fs.search regex safety and stopping the work', () => {
       await h.close();
       rmSync(bin, { force: true });
       rmSync(pids, { force: true });
+    }
+  });
+});
+
+describe('fs.search and a huge sparse file', () => {
+  it('a 1 TiB sparse file (binary) is not handed to ripgrep: the search completes within its timeout and finds the text file', async () => {
+    const big = makeRepo();
+    try {
+      write(big, 'notes.txt', 'zqxneedle42 here\n');
+      execFileSync('truncate', ['-s', '1T', join(big, 'zeros.bin')]);
+      const h = await harness(big);
+      try {
+        // Before: ripgrep (--text) read the zeros until the search's timeout (10 s) cut it short.
+        const r = await h.call({ query: 'zqxneedle42', include_ignored: true, timeout_ms: 60_000 });
+        const res = r.result as FsSearchResult;
+        assert.equal(r.status, 'succeeded', JSON.stringify(r.error));
+        assert.equal(res.truncated, false, JSON.stringify(res));
+        assert.deepEqual((res.matches ?? []).map((m) => m.path), ['notes.txt']);
+      } finally {
+        await h.close();
+      }
+    } finally {
+      rmSync(big, { recursive: true, force: true });
     }
   });
 });

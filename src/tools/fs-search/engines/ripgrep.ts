@@ -10,8 +10,8 @@
 import { closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ToolgateError } from '../../../protocol/index.js';
-import { RecordSplitter, runChild } from '../../../resources/index.js';
-import type { FileReader } from '../file-access.js';
+import { readAt, RecordSplitter, runChild } from '../../../resources/index.js';
+import { BINARY_SNIFF_BYTES, type FileReader } from '../file-access.js';
 import { comparePaths } from '../order.js';
 import { fdsPerRun } from '../fd-budget.js';
 import { stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
@@ -91,12 +91,29 @@ interface Handed {
   readonly paths: string[];
 }
 
+/**
+ * A file this large is looked at before ripgrep gets it: ripgrep (with --text, so that a text
+ * file with a stray NUL is still searched) reads every byte, and a binary file's matches are
+ * dropped afterwards anyway (run-search.ts). A 1 TiB sparse file took the whole search timeout;
+ * one whose first bytes hold a NUL is not handed over. Smaller files are not read twice.
+ */
+const LARGE_FILE_BYTES = 16 * 1024 * 1024;
+
+function isLargeBinary(fd: number, size: number | null): boolean {
+  if (size === null || size < LARGE_FILE_BYTES) return false;
+  return readAt(fd, 0, BINARY_SNIFF_BYTES).includes(0);
+}
+
 function handOver(files: readonly string[], reader: FileReader): Handed {
   const h: Handed = { fds: [], args: [], paths: [] };
   try {
     for (const path of files) {
       const fd = reader.open(path);
       if (fd === null) continue; // gone, a link or not a regular file now: not searched
+      if (isLargeBinary(fd, reader.openedSize(path))) {
+        closeSync(fd);
+        continue;
+      }
       h.args.push(CHILD_FD_PREFIX + (FIRST_CHILD_FD + h.fds.length));
       h.fds.push(fd);
       h.paths.push(path);
