@@ -44,6 +44,8 @@ export {
   type ToolOutcome,
   type Manifest,
 } from './registry/index.js';
+// Rollout: canary shares of new tasks and retirements per tool or upstream namespace (docs/registry.md#rollout)
+export { rolloutSchema, inCanary, type RolloutConfig } from './registry/index.js';
 export { builtinTools } from './tools/index.js';
 
 // Capabilities and policy

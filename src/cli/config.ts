@@ -5,6 +5,7 @@ import { faultsOf, StartupError, ToolgateError } from '../protocol/index.js';
 import { isPlaceholder } from '../sandbox/index.js';
 import { gitConnectorSchema, httpConnectorSchema } from '../tools/index.js';
 import { upstreamsSchema } from '../upstream/index.js';
+import { rolloutSchema } from '../registry/index.js';
 import { telemetrySchema } from '../telemetry/index.js';
 import { tasksConfigShape } from '../tasks/index.js';
 
@@ -69,6 +70,7 @@ export const configSchema = z.strictObject({
   upstreams: upstreamsSchema
     .optional()
     .describe('MCP servers Toolgate sits in front of (docs/gateway.md): a sandboxed command or a Streamable HTTP URL, and a connector manifest per tool'),
+  rollout: rolloutSchema.optional(),
   telemetry: telemetrySchema.optional().describe('Spans over OTLP/HTTP and the Prometheus /metrics endpoint (docs/operating.md)'),
   tasks: tasksConfigShape.optional(),
 });

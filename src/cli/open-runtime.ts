@@ -35,6 +35,7 @@ export function runtimeOptions(values: RuntimeFlags, loaded: LoadedConfig = load
     ...(c.limits?.inline_result_bytes !== undefined ? { inlineResultBytes: c.limits.inline_result_bytes } : {}),
     ...(c.receipts?.retention !== undefined ? { receiptRetention: c.receipts.retention } : {}),
     ...(c.connectors?.http || c.connectors?.git ? { connectors: { ...(c.connectors.http ? { http: c.connectors.http } : {}), ...(c.connectors.git ? { git: c.connectors.git } : {}) } } : {}),
+    ...(c.rollout ? { rollout: c.rollout } : {}),
     ...(c.upstreams ? { upstreams: upstreamsRelativeTo(loaded, c.upstreams) } : {}),
     ...(c.tasks ? { tasks: c.tasks.worktree_dir === undefined ? c.tasks : { ...c.tasks, worktree_dir: configPath(loaded, c.tasks.worktree_dir) ?? c.tasks.worktree_dir } } : {}),
     ...(c.sandbox ? { toolchains: { ...(c.sandbox.toolchains ? { extra: c.sandbox.toolchains } : {}), ...(c.sandbox.default_toolchains !== undefined ? { defaults: c.sandbox.default_toolchains } : {}) } } : {}),

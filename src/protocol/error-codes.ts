@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   // resolve
   'unknown_tool',
   'tool_version_unavailable',
+  'tool_version_retired',
   // validate
   'invalid_arguments',
   // normalize

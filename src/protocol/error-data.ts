@@ -58,6 +58,21 @@ export interface ErrorDataByCode {
     readonly available: readonly string[];
   };
   /**
+   * The version is retired (by the tool, or by `rollout` in toolgate.config.json): a task that pinned its registry after the retirement may not call it (`retired_before_pin`), and a task pinned before may call it only until the deprecation window ends (`window_ended`). `retired_at` is null when the tool's code retired it; `window_ends` ends the window of tasks pinned before; `replacement` is the version to move to (docs/registry.md#rollout).
+   * @stage resolve
+   * @status failed
+   */
+  tool_version_retired: {
+    readonly tool: string;
+    readonly version: string;
+    readonly reason: 'retired_before_pin' | 'window_ended';
+    readonly retired_at: string | null;
+    readonly window_ends: string;
+    readonly replacement: string | null;
+    readonly registry_revision: string;
+    readonly available: readonly string[];
+  };
+  /**
    * The arguments do not match the tool's request schema (unknown fields included), or a value in them is unusable (a regex that does not compile, a secret too short to redact).
    * @stage validate
    * @status failed

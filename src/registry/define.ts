@@ -23,6 +23,8 @@ export type DeprecationState =
       readonly state: 'retired';
       /** ISO-8601. Tasks pinned before retirement keep the version until then. */
       readonly migration_window_ends: string;
+      /** ISO-8601: when a configured rollout retired it (absent when the tool's code did). */
+      readonly retired_at?: string;
       readonly replacement?: string;
     };
 

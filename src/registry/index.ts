@@ -11,6 +11,7 @@ export {
   type RedactionRules,
 } from './define.js';
 export { Registry, type Resolved } from './registry.js';
+export { Rollout, rolloutSchema, inCanary, type RolloutConfig, type ToolRollout } from './rollout.js';
 export { buildManifest, entryOf, parseManifest, compareVersions, MANIFEST_FORMAT, type Manifest, type ManifestEntry } from './manifest.js';
 export type {
   ArtifactSink,

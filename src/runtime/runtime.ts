@@ -1,7 +1,8 @@
 import type { ReceiptRetention } from './stages/bind.js';
-import { StartupError, ToolgateError, type Receipt, type ReceiptId, type TaskId } from '../protocol/index.js';
+import { z } from 'zod';
+import { StartupError, ToolgateError, faultsOf, type Receipt, type ReceiptId, type TaskId } from '../protocol/index.js';
 import { PROFILE_NAMES, ProfileRunner, profileNamed, type Profile } from '../profiles/index.js';
-import { Registry, type AnyTool } from '../registry/index.js';
+import { Registry, Rollout, type AnyTool, type RolloutConfig } from '../registry/index.js';
 import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
 import { guarded, sqliteStore, type EffectRecord, type Store, type StoreFactory } from '../store/index.js';
@@ -99,6 +100,11 @@ export interface RuntimeOptions {
    */
   readonly upstreams?: UpstreamsConfig;
   /**
+   * Canary shares and retirements per tool or upstream namespace (`rollout` of
+   * toolgate.config.json, docs/registry.md#rollout): what a new task pins.
+   */
+  readonly rollout?: RolloutConfig;
+  /**
    * Where each call's spans go (docs/operating.md). Default: OpenTelemetry's global provider,
    * a no-op until the host registers one.
    */
@@ -124,6 +130,16 @@ function profileOf(name: string | undefined): Profile | null {
   const p = profileNamed(name);
   if (p === undefined) throw new StartupError('usage', `unknown profile ${JSON.stringify(name.slice(0, 64))}; known profiles: ${PROFILE_NAMES.join(', ')}`);
   return p;
+}
+
+function rolloutOf(config: RolloutConfig | undefined): Rollout {
+  try {
+    return new Rollout(config ?? {});
+  } catch (e) {
+    // A library caller's value (the CLI checked the file already): the same start-up error.
+    const issues = e instanceof z.ZodError ? faultsOf(e).map((f) => ({ ...f, pointer: `/rollout${f.pointer}` })) : [{ pointer: '/rollout', message: (e as Error).message }];
+    throw new StartupError('invalid_config', `invalid rollout: ${issues.map((f) => `${f.pointer}: ${f.message}`).join('; ')}`, { file: '(RuntimeOptions.rollout)', reason: 'schema', faults: issues });
+  }
 }
 
 export class Runtime {
@@ -156,7 +172,7 @@ export class Runtime {
           builtinTools({ ...(opts.toolchains ? { toolchains: opts.toolchains } : {}), ...(opts.sessionIdleMs !== undefined ? { sessionIdleMs: opts.sessionIdleMs } : {}), http, git })),
         ...(board ? taskTools(board) : []),
         ...(gateway?.tools() ?? []),
-      ]);
+      ], rolloutOf(opts.rollout));
       // A changed upstream listing from now on is a new revision of this registry.
       gateway?.attach(registry);
       // What a connector injects at the boundary is redacted from everything recorded, like `secrets`.

@@ -26,6 +26,7 @@ export function statusOf(code: ErrorCode): CallStatus {
     case 'unsupported_protocol_version':
     case 'unknown_tool':
     case 'tool_version_unavailable':
+    case 'tool_version_retired':
     case 'invalid_arguments':
     case 'invalid_resource':
     case 'not_found':

@@ -15,7 +15,6 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { constantTimeEqual, newTaskId, ToolgateError } from '../protocol/index.js';
-import { entryOf } from '../registry/index.js';
 import type { Runtime } from '../runtime/index.js';
 import { guardConnections } from './http-connections.js';
 import { resolveHttpLimits, type HttpLimits } from './http-limits.js';
@@ -88,13 +87,20 @@ async function metricsResponse(method: string | undefined, scrape: NonNullable<H
 }
 
 export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise<HttpServing> {
-  const listing = new ToolListing(rt.registry.current().map(entryOf));
-  // A new session is a new task, which pins the registry's revision now: after an upstream's
-  // tools changed (docs/gateway.md) it is listed what it will call. A session keeps its listing.
-  let latest = { revision: rt.registry.revision, listing };
-  const currentListing = (): ToolListing => {
-    if (latest.revision !== rt.registry.revision) latest = { revision: rt.registry.revision, listing: new ToolListing(rt.registry.current().map(entryOf)) };
-    return latest.listing;
+  // A new session is a new task, which pins what the registry gives a new task now (its revision,
+  // the rollout's cohort: docs/registry.md#rollout): after an upstream's tools changed
+  // (docs/gateway.md) it is listed what it will call. A session keeps its listing. Listings are
+  // shared per pinned revision (a few: one per rollout cohort), the latest few kept.
+  const listings = new Map<string, ToolListing>();
+  const listingFor = (task: string): ToolListing => {
+    const manifest = rt.registry.manifestFor(task, Date.now());
+    let l = listings.get(manifest.revision);
+    if (l === undefined) {
+      if (listings.size >= 16) listings.delete(listings.keys().next().value as string);
+      l = new ToolListing(rt.registry.currentOf(manifest));
+      listings.set(manifest.revision, l);
+    }
+    return l;
   };
   const host = opts.host ?? '127.0.0.1';
   const path = opts.path ?? '/mcp';
@@ -103,6 +109,7 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
   const limits = resolveHttpLimits(opts);
   const bodyLimit = limits.maxRequestBodyBytes;
   const modernTask = opts.taskId ?? newTaskId();
+  const listing = listingFor(modernTask);
   const token = opts.bearerToken === undefined ? undefined : Buffer.from(`Bearer ${opts.bearerToken}`);
   const onError = opts.onError ?? (() => {});
 
@@ -131,7 +138,7 @@ export async function serveMcpHttp(rt: Runtime, opts: HttpServeOptions): Promise
     try {
       // One session is one task; a reconnect is a new session and so a new task.
       const taskId = opts.sessionTaskId ?? newTaskId();
-      const server = createMcpServer(rt, currentListing(), { taskId }, opts);
+      const server = createMcpServer(rt, listingFor(taskId), { taskId }, opts);
       // The session is the task: its end (DELETE, idle expiry, shutdown) ends what tools hold for it (shell sessions).
       const closeTasks = server.onclose; // the session's MCP tasks end with it too (mcp-tasks.ts)
       server.onclose = () => {

@@ -1,7 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { newTaskId } from '../protocol/index.js';
-import { entryOf } from '../registry/index.js';
 import type { Runtime } from '../runtime/index.js';
 import { createMcpServer, type McpServerOptions } from './mcp-server.js';
 import { ToolListing } from './tool-listing.js';
@@ -25,8 +24,9 @@ export interface StdioServing {
  * and 2026-07-28). The caller owns the runtime: close it after `closed` settles.
  */
 export function serveMcpStdio(rt: Runtime, opts: StdioServeOptions = {}): StdioServing {
-  const listing = new ToolListing(rt.registry.current().map(entryOf));
   const taskId = opts.taskId ?? newTaskId();
+  // The session is one task: it is listed what it pins (a canary version only when it is in the canary).
+  const listing = new ToolListing(rt.registry.currentOf(rt.registry.manifestFor(taskId, Date.now())));
   const input = opts.input ?? process.stdin;
   const transport = new StdioServerTransport(input, opts.output ?? process.stdout);
   const handle = serveStdio(() => createMcpServer(rt, listing, { taskId }, opts), {

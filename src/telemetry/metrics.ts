@@ -6,13 +6,13 @@ import type { ErrorCode, Resource } from '../protocol/index.js';
 import type { CallObserver, EndedCall, Runtime, SettledBy, Settlement } from '../runtime/index.js';
 
 /** Refusals of the call's form, before policy: the "validation" rate. */
-const VALIDATION_CODES: ReadonlySet<ErrorCode> = new Set(['invalid_request', 'unsupported_protocol_version', 'unknown_tool', 'tool_version_unavailable', 'invalid_arguments', 'invalid_resource']);
+const VALIDATION_CODES: ReadonlySet<ErrorCode> = new Set(['invalid_request', 'unsupported_protocol_version', 'unknown_tool', 'tool_version_unavailable', 'tool_version_retired', 'invalid_arguments', 'invalid_resource']);
 /** A mutation refused because the file is not what the call expected: preimage mismatches and patch conflicts. */
 const CONFLICT_CODES: ReadonlySet<ErrorCode> = new Set(['precondition_failed', 'overlapping_edits', 'no_match', 'ambiguous_match', 'already_exists', 'undo_conflict']);
 /** Refusals that name their resource's kind when the call never got a normalized action. */
 const KIND_OF_CODE: Partial<Record<ErrorCode, Resource['kind']>> = { path_escape: 'path', secret_path: 'path', destination_refused: 'host', connector_not_configured: 'host' };
 /** Codes whose tool or version label would be the caller's own text: one series for them all (bounded cardinality). */
-const UNTRUSTED_NAME: ReadonlySet<ErrorCode> = new Set(['invalid_request', 'unsupported_protocol_version', 'unknown_tool', 'tool_version_unavailable']);
+const UNTRUSTED_NAME: ReadonlySet<ErrorCode> = new Set(['invalid_request', 'unsupported_protocol_version', 'unknown_tool', 'tool_version_unavailable', 'tool_version_retired']);
 const OTHER = '_unknown';
 
 /** Seconds, from 100 µs (a stage of a read) to 5 minutes (a long shell.exec). */

@@ -58,7 +58,12 @@ export const toolManifestSchema = z.strictObject({
 });
 export type ToolManifest = z.infer<typeof toolManifestSchema>;
 
+const upstreamName = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'an upstream name: lowercase letters, digits, _ and -');
+
 const common = {
+  namespace: upstreamName
+    .optional()
+    .describe('Registry namespace of its tools (default: the upstream\'s name). Two upstreams may share one to serve two versions of its tools side by side (their manifests give the versions; a rollout canary picks which new tasks pin which, docs/registry.md#rollout)'),
   tools: z.record(z.string(), toolManifestSchema).default({}).describe('Connector manifest per upstream tool name'),
   unmanifested: z
     .enum(['refuse', 'approve'])
@@ -100,11 +105,13 @@ export const httpUpstreamSchema = z.strictObject({
 export const RESERVED_UPSTREAM_NAMES = ['fs', 'shell', 'http', 'git', 'net', 'task', 'toolgate', 'undo'] as const;
 
 export const upstreamsSchema = z
-  .record(z.string().regex(/^[a-z][a-z0-9_-]*$/, 'an upstream name: lowercase letters, digits, _ and -'), z.union([stdioUpstreamSchema, httpUpstreamSchema]))
+  .record(upstreamName, z.union([stdioUpstreamSchema, httpUpstreamSchema]))
   .superRefine((value, ctx) => {
-    for (const name of Object.keys(value)) {
-      if ((RESERVED_UPSTREAM_NAMES as readonly string[]).includes(name)) {
-        ctx.addIssue({ code: 'custom', path: [name], message: `the name ${name} is reserved for Toolgate's own tools (${RESERVED_UPSTREAM_NAMES.join(', ')})` });
+    for (const [name, u] of Object.entries(value)) {
+      for (const [taken, path] of [[name, [name]], [u.namespace, [name, 'namespace']]] as const) {
+        if (taken !== undefined && (RESERVED_UPSTREAM_NAMES as readonly string[]).includes(taken)) {
+          ctx.addIssue({ code: 'custom', path: [...path], message: `the name ${taken} is reserved for Toolgate's own tools (${RESERVED_UPSTREAM_NAMES.join(', ')})` });
+        }
       }
     }
   });
@@ -112,6 +119,11 @@ export type UpstreamsConfig = z.input<typeof upstreamsSchema>;
 export type StdioUpstream = z.infer<typeof stdioUpstreamSchema>;
 export type HttpUpstream = z.infer<typeof httpUpstreamSchema>;
 export type UpstreamConfig = StdioUpstream | HttpUpstream;
+
+/** The registry namespace of an upstream's tools. */
+export function namespaceOf(name: string, u: UpstreamConfig): string {
+  return u.namespace ?? name;
+}
 
 export function isStdio(u: UpstreamConfig): u is StdioUpstream {
   return 'command' in u;

@@ -3,7 +3,7 @@
 // and on an optional interval; restarted after a crash with a bounded backoff; closed with its
 // whole process tree on shutdown.
 import { rmSync } from 'node:fs';
-import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
+import { Client, SdkError, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { TOOLGATE_VERSION, ToolgateError } from '../protocol/index.js';
 import { isStdio, type UpstreamConfig } from './config.js';
@@ -77,6 +77,25 @@ export class UpstreamConnection {
   /** Resolves when the current connection ends (a crash or close); immediately when none is live. */
   ended(): Promise<void> {
     return this.#live?.ended ?? Promise.resolve();
+  }
+
+  /**
+   * Runs one request with a connected client. A URL upstream that restarted has forgotten our
+   * session and refuses the request unread (HTTP 404): the client is dropped, a new session opened
+   * (its tool list read again, as after a restart) and the request sent once more.
+   */
+  async request<T>(run: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.client();
+    try {
+      return await run(client);
+    } catch (e) {
+      if (!sessionGone(e)) throw e;
+      if (this.#live?.client === client) {
+        this.#live = null;
+        await client.close().catch(() => {});
+      }
+      return run(await this.client());
+    }
   }
 
   /** Reads the tool list now (a check). */
@@ -200,6 +219,11 @@ export class UpstreamConnection {
     }
     if (this.#launch?.ownsDataDir) rmSync(this.#launch.dataDir, { recursive: true, force: true });
   }
+}
+
+/** A Streamable HTTP server answered 404 to a request of our session: it no longer knows it and ran nothing. */
+export function sessionGone(e: unknown): boolean {
+  return e instanceof SdkError && (e.data as { status?: unknown } | undefined)?.status === 404;
 }
 
 /** Every page of tools/list, fresh (never the client's cache). */

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { AnyTool, Manifest } from '../registry/index.js';
 import { diffManifests } from '../registry/index.js';
-import type { UpstreamConfig } from './config.js';
+import { StartupError } from '../protocol/index.js';
+import { namespaceOf, type UpstreamConfig } from './config.js';
 import { UpstreamConnection, type ListingCause } from './connection.js';
 import type { LaunchContext } from './launch.js';
 import { declarationDigest, registryNameOf, upstreamToolEntry } from './tool-entry.js';
@@ -107,7 +108,20 @@ export class Gateway {
       throw e;
     }
     for (const s of g.#states.values()) g.#admit(s);
+    const shared = g.#sharedKeys();
+    if (shared.length > 0) {
+      await g.close();
+      const faults = shared.map(([key, names]) => ({ pointer: `/upstreams/${names[1]}/namespace`, message: `${key} is served by upstreams ${names.join(' and ')}: give one of them another manifest version` }));
+      throw new StartupError('invalid_config', `upstreams sharing a namespace serve one tool version twice: ${faults.map((f) => f.message).join('; ')}`, { file: '(upstreams)', reason: 'schema', faults });
+    }
     return g;
+  }
+
+  /** Registry keys (`name@version`) that two upstreams of one namespace both serve. */
+  #sharedKeys(): [string, string[]][] {
+    const by = new Map<string, string[]>();
+    for (const s of this.#states.values()) for (const t of s.entries.values()) by.set(t.key, [...(by.get(t.key) ?? []), s.name]);
+    return [...by].filter(([, names]) => names.length > 1);
   }
 
   /** Every admitted upstream tool, as registry entries. */
@@ -189,7 +203,7 @@ export class Gateway {
       }
       if (entry.implementation_digest === digest) continue;
       const next = this.#entryOf(s, tool);
-      if (next === null || next.name !== registryNameOf(name, toolName)) continue;
+      if (next === null || next.name !== registryNameOf(namespaceOf(name, s.config), toolName)) continue;
       s.entries.set(toolName, next);
       changed.push(next);
     }

@@ -80,8 +80,7 @@ export async function reconcileThrough(connection: UpstreamConnection, raw: Effe
   if (r === null) return { settled: 'unknown', reason: `the manifest of ${intent.upstream} ${intent.tool} names no reconcile tool: settle it by hand (toolgate reconcile KEY --settle …)` };
   let answer;
   try {
-    const client = await connection.client();
-    answer = await client.callTool({ name: r.tool, arguments: { ...r.arguments } }, { signal: AbortSignal.timeout(RECONCILE_TIMEOUT_MS), timeout: RECONCILE_TIMEOUT_MS });
+    answer = await connection.request((client) => client.callTool({ name: r.tool, arguments: { ...r.arguments } }, { signal: AbortSignal.timeout(RECONCILE_TIMEOUT_MS), timeout: RECONCILE_TIMEOUT_MS }));
   } catch (e) {
     return { settled: 'unknown', reason: `the reconcile tool ${intent.upstream} ${r.tool} did not answer: ${(e as Error).message}` };
   }

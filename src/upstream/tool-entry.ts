@@ -7,8 +7,8 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { ToolgateError, digestOf, sha256Hex, type Resource } from '../protocol/index.js';
 import { defineTool, failedOutcome, type AnyTool, type ReconcileVerdict, type ToolOutcome, anyTool } from '../registry/index.js';
-import { effectClassOfManifest, type ResourceArg, type ToolManifest, type UpstreamConfig } from './config.js';
-import type { UpstreamConnection } from './connection.js';
+import { effectClassOfManifest, namespaceOf, type ResourceArg, type ToolManifest, type UpstreamConfig } from './config.js';
+import { sessionGone, type UpstreamConnection } from './connection.js';
 import { reconcileCallOf, reconcileThrough, type UpstreamIntent } from './reconcile.js';
 
 /** What an upstream tool returns through Toolgate. */
@@ -69,11 +69,11 @@ function argsSchemaOf(input: Tool['inputSchema']): z.ZodType<Record<string, unkn
   }
 }
 
-function resourceOf(upstream: string, r: ResourceArg, args: Record<string, unknown>, read: boolean): Resource | null {
+function resourceOf(system: string, r: ResourceArg, args: Record<string, unknown>, read: boolean): Resource | null {
   const raw = args[r.arg];
   if (raw === undefined || raw === null) {
     if (r.optional) return null;
-    throw new ToolgateError('invalid_arguments', `argument ${r.arg} names the ${r.type} of this call and is missing`, { tool: `${upstream}`, faults: [{ pointer: `/${r.arg}`, message: `names a ${r.type}: required` }] });
+    throw new ToolgateError('invalid_arguments', `argument ${r.arg} names the ${r.type} of this call and is missing`, { tool: `${system}`, faults: [{ pointer: `/${r.arg}`, message: `names a ${r.type}: required` }] });
   }
   if (typeof raw !== 'string' && typeof raw !== 'number') {
     throw new ToolgateError('invalid_resource', `argument ${r.arg} must name a ${r.type} as a string`, { kind: 'upstream_argument', path: r.arg });
@@ -85,7 +85,18 @@ function resourceOf(upstream: string, r: ResourceArg, args: Record<string, unkno
     else id = id.replace(/\/+$/, '');
   }
   if (id.length === 0) throw new ToolgateError('invalid_resource', `argument ${r.arg} names an empty ${r.type}`, { kind: 'upstream_argument', path: r.arg });
-  return { kind: 'resource', system: upstream, type: r.type, id, access: r.access ?? (read ? 'read' : 'write') };
+  return { kind: 'resource', system, type: r.type, id, access: r.access ?? (read ? 'read' : 'write') };
+}
+
+/** Connection-level failures of a URL upstream's fetch: the request was never written. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function neverSent(e: unknown): boolean {
+  if (e instanceof SdkError && (e.code === SdkErrorCode.NotConnected || sessionGone(e))) return true;
+  // The new session after a 404 could not be opened: the request was refused unread.
+  if (ToolgateError.isInstance(e) && e.code === 'upstream_unavailable') return true;
+  const cause = (e as { cause?: { code?: unknown } } | null)?.cause;
+  return typeof cause?.code === 'string' && NOT_CONNECTED.has(cause.code);
 }
 
 /** The registry entry of one upstream tool, manifested or admitted as unclassified. */
@@ -93,7 +104,9 @@ export function upstreamToolEntry(upstream: string, config: UpstreamConfig, tool
   const digest = declarationDigest(tool, manifest);
   const effect = manifest ? effectClassOfManifest(manifest.effect) : 'network';
   const read = effect === 'read';
-  const name = registryNameOf(upstream, tool.name);
+  // The namespace, not the upstream: two upstreams serving two versions of one namespace are one system to Cedar.
+  const namespace = namespaceOf(upstream, config);
+  const name = registryNameOf(namespace, tool.name);
   const unavailable = (reason: 'tool_gone', message: string): ToolgateError<'upstream_unavailable'> =>
     new ToolgateError('upstream_unavailable', message, { upstream, tool: tool.name, reason, restarts: s.connection.restarts, message });
   const response = {
@@ -137,13 +150,13 @@ export function upstreamToolEntry(upstream: string, config: UpstreamConfig, tool
           available: [],
         });
       }
-      const resources = (manifest?.resources ?? []).map((r) => resourceOf(upstream, r, args, read)).filter((r): r is Resource => r !== null);
+      const resources = (manifest?.resources ?? []).map((r) => resourceOf(namespace, r, args, read)).filter((r): r is Resource => r !== null);
       return { resources, effect_class: effect, tool_digest: digest, approval_required: manifest === null || manifest.approval, prepared: null };
     },
     async execute(ctx): Promise<ToolOutcome<UpstreamResult>> {
-      let client;
       try {
-        client = await s.connection.client();
+        // Started (or restarted) before anything is marked sent: a server that cannot start took nothing.
+        await s.connection.client();
       } catch (e) {
         if (ToolgateError.isInstance(e)) return failedOutcome(e.toBody());
         throw e;
@@ -159,10 +172,12 @@ export function upstreamToolEntry(upstream: string, config: UpstreamConfig, tool
         await ctx.markSent(intent);
       }
       try {
-        const r = await client.callTool(
-          { name: tool.name, arguments: args },
-          // The SDK sends notifications/cancelled when the signal aborts (deadline, client or task cancel).
-          { signal: ctx.signal, timeout: Math.max(1, ctx.deadline - Date.now()) + 5_000, toolDefinition: tool },
+        const r = await s.connection.request((c) =>
+          c.callTool(
+            { name: tool.name, arguments: args },
+            // The SDK sends notifications/cancelled when the signal aborts (deadline, client or task cancel).
+            { signal: ctx.signal, timeout: Math.max(1, ctx.deadline - Date.now()) + 5_000, toolDefinition: tool },
+          ),
         );
         const result: UpstreamResult = { upstream, tool: tool.name, content: r.content ?? [], structured: r.structuredContent ?? null, idempotency_key: key };
         const evidence = { upstream, tool: tool.name, tool_digest: digest, idempotency_key: key, is_error: r.isError === true };
@@ -178,8 +193,11 @@ export function upstreamToolEntry(upstream: string, config: UpstreamConfig, tool
           // The upstream answered with a JSON-RPC error: it refused the request.
           return failedOutcome({ code: 'execution_failed', message: `${upstream} refused ${tool.name}: ${e.message}`, data: { reason: 'upstream_protocol_error', notes: [e.message] } });
         }
-        const closed = e instanceof SdkError && (e.code === SdkErrorCode.ConnectionClosed || e.code === SdkErrorCode.NotConnected || e.code === SdkErrorCode.RequestTimeout);
-        if (read || !closed) {
+        // A read that lost its answer is simply unavailable. For anything else only a failure that
+        // proves the request never left (no connection to a URL upstream) is; whatever else broke
+        // after markSent (a stdio server that died, an HTTP stream cut mid-answer: fetch failed,
+        // "other side closed") may have taken effect.
+        if (read || neverSent(e)) {
           return failedOutcome({ code: 'upstream_unavailable', message: `upstream ${upstream} stopped during ${tool.name}: ${(e as Error).message}`, data: { upstream, tool: tool.name, reason: 'crashed', restarts: s.connection.restarts, message: (e as Error).message } });
         }
         return {

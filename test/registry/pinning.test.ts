@@ -30,7 +30,8 @@ test('a pinned task keeps its tool version after the registry moves on', async (
       assert.equal(fresh.registry_revision, after.registry.revision);
       // A new task may not ask for the retired version.
       const asked = await after.call(envelope('test.effect', { label: 'd' }, { task_id: 'new-task', tool_version: '1.0.0' }));
-      assert.equal(asked.error?.code, 'tool_version_unavailable');
+      assert.equal(asked.error?.code, 'tool_version_retired');
+      assert.equal(asked.error?.data['reason'], 'retired_before_pin');
     } finally {
       await after.close();
     }

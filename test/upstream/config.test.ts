@@ -13,9 +13,11 @@ describe('upstreams configuration', () => {
     assert.deepEqual(issues.tools['list'], { effect: 'read', version: '1.0.0', resources: [], approval: false });
   });
 
-  it('refuses, with the pointer of each fault: a reserved name, an unknown effect class, an unknown field, a header value written in the file', () => {
+  it('refuses, with the pointer of each fault: a reserved name or namespace, an unknown effect class, an unknown field, a header value written in the file', () => {
     const cases: [unknown, RegExp][] = [
       [{ fs: { command: 'node' } }, /\/upstreams\/fs.*reserved/],
+      // A namespace would give an upstream the reserved names as well.
+      [{ mine: { command: 'node', namespace: 'shell' } }, /\/upstreams\/mine\/namespace.*reserved/],
       [{ a: { command: 'node', tools: { t: { effect: 'write' } } } }, /\/upstreams\/a/],
       [{ a: { command: 'node', sandbox: false } }, /\/upstreams\/a/],
       [{ a: { url: 'https://x.example/mcp', headers: { Authorization: 'Bearer literal' } } }, /\/upstreams\/a/],

@@ -23,7 +23,8 @@ export class Resolver {
   async pinned(task: TaskId): Promise<Manifest> {
     let m = this.#pins.get(task);
     if (!m) {
-      m = await this.#tasks.pinTask(task, this.#registry.manifest);
+      // The store keeps the first pin: an already-pinned task gets its own manifest back.
+      m = await this.#tasks.pinTask(task, this.#registry.manifestFor(task, Date.now()));
       this.#pins.set(task, m);
     }
     return m;

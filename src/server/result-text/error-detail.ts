@@ -108,6 +108,7 @@ export function errorDetailLines(error: ErrorBody, tool: string): string[] {
     // The one-line message (with the data in structuredContent) says all of these.
     case 'unsupported_protocol_version':
     case 'tool_version_unavailable':
+    case 'tool_version_retired':
     case 'path_escape':
     case 'secret_path':
     case 'policy_denied':
