@@ -39,6 +39,8 @@ interface ToolCase {
   /** Which inodes hold the result: a file written again after the crash gets a new one. */
   readonly identity: (ws: string) => string;
   readonly close?: () => Promise<void>;
+  /** A multi-step effect: a crash inside it may leave a mix (the first file replaced, not the second). */
+  readonly tornAtCrash?: boolean;
 }
 
 const FS_CASES: readonly ToolCase[] = [
@@ -61,6 +63,26 @@ const FS_CASES: readonly ToolCase[] = [
     pre: 'one\ntwo\n',
     post: 'one\ninserted\ntwo\n',
     identity: (ws) => ino(ws, 'a.txt'),
+  },
+  {
+    // Two files in one all-or-nothing patch: during_effect fires after the first is in place.
+    kind: 'fs',
+    tool: 'fs.patch',
+    args: {
+      files: [
+        { path: 'p.txt', edits: [{ old: 'one\n', new: 'one\ninserted\n' }] },
+        { path: 'q.txt', edits: [{ old: 'one\n', new: 'one\ninserted\n' }] },
+      ],
+    },
+    prepare: (ws) => {
+      writeFileSync(join(ws, 'p.txt'), 'one\ntwo\n');
+      writeFileSync(join(ws, 'q.txt'), 'one\ntwo\n');
+    },
+    image: (ws) => `${read(ws, 'p.txt')}|${read(ws, 'q.txt')}`,
+    pre: 'one\ntwo\n|one\ntwo\n',
+    post: 'one\ninserted\ntwo\n|one\ninserted\ntwo\n',
+    identity: (ws) => `${ino(ws, 'p.txt')}|${ino(ws, 'q.txt')}`,
+    tornAtCrash: true,
   },
   {
     kind: 'fs',
@@ -118,7 +140,7 @@ async function httpCase(): Promise<ToolCase> {
 
 /** Named makers (the test's name); the http provider is started per case. */
 const CASES: readonly { readonly name: string; readonly make: () => Promise<ToolCase> }[] = [
-  ...FS_CASES.map((c) => ({ name: c.tool, make: () => Promise.resolve(c) })),
+  ...FS_CASES.map((c) => ({ name: c.tornAtCrash ? `${c.tool} (two files)` : c.tool, make: () => Promise.resolve(c) })),
   { name: 'http.request', make: httpCase },
 ];
 
@@ -182,7 +204,7 @@ async function runCase(c: ToolCase, point: Failpoint): Promise<Row> {
       const reconciliation = retry.evidence['reconciliation'] !== undefined;
       const flagged = retry.replay === true || reconciliation || code === 'reconciliation_required';
 
-      if (atCrash === 'torn') problems.push(`torn workspace at the crash: ${JSON.stringify(c.image(dirs.workspace))}`);
+      if (atCrash === 'torn' && c.tornAtCrash !== true) problems.push(`torn workspace at the crash: ${JSON.stringify(c.image(dirs.workspace))}`);
       if (final === 'torn') problems.push(`duplicate or torn effect: ${JSON.stringify(c.image(dirs.workspace))}`);
       // An effect visible at the crash must not run again: the same inode(s) hold the result.
       if (atCrash === 'post' && c.identity(dirs.workspace) !== identityAtCrash) problems.push('duplicate effect: the result was written again');
