@@ -208,6 +208,8 @@ async function runCase(c: ToolCase, point: Failpoint): Promise<Row> {
       if (final === 'torn') problems.push(`duplicate or torn effect: ${JSON.stringify(c.image(dirs.workspace))}`);
       // An effect visible at the crash must not run again: the same inode(s) hold the result.
       if (atCrash === 'post' && c.identity(dirs.workspace) !== identityAtCrash) problems.push('duplicate effect: the result was written again');
+      // A set torn at the crash is settled by reconcile (rolled back), not run again over the mix.
+      if (atCrash === 'torn' && !report.entries.some((e) => e.settled === 'released' || e.settled === 'completed') && !flagged) problems.push('a torn set was not reconciled');
       if (atCrash === 'post' && !flagged) problems.push(`an effect done before the crash was not flagged: ${retry.status} ${code}`);
       // No lost receipt: the retry's receipt is stored, and it is the one committed before the crash.
       if ((await rt.getReceipt(retry.receipt_id)) === undefined) problems.push('the retry’s receipt is not stored');
