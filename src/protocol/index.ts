@@ -50,3 +50,4 @@ export { PROFILE_ORIGIN_KIND, profileOriginSchema, type ProfileOrigin } from './
 export { CallAborted, abortKindOf, type AbortKind } from './abort.js';
 export { StartupError, isStartupErrorCode } from './startup-error.js';
 export { STARTUP_ERROR_CODES, type StartupErrorCode, type StartupErrorDataByCode, type PolicyFault } from './startup-error-data.js';
+export { FAILPOINTS, FAILPOINT_ENV, failpoint, type Failpoint } from './failpoint.js';

@@ -14,6 +14,7 @@ import { executeStage, type ExecuteServices } from './stages/execute.js';
 import { commitStage, type CommitServices } from './stages/commit.js';
 import type { LRUCache } from 'lru-cache';
 import type { CallTelemetry } from './telemetry.js';
+import { failpoint } from '../protocol/index.js';
 
 function attemptOf(parts: { readonly attempts: LRUCache<TaskId, AttemptId> }, env: Envelope): AttemptId {
   if (env.attempt_id !== undefined) return env.attempt_id;
@@ -122,6 +123,7 @@ async function runStages(p: Pipeline, call: Call, input: unknown): Promise<Recei
     clock.enter('claim');
     const replayed = await claimStage(p.claim, call, env, tool, normalized.action, valid.args);
     if (replayed) return replayed;
+    failpoint('after_claim');
     clock.enter('execute');
     await executeStage(p.execute, call, env, tool, valid, normalized);
   } catch (e) {

@@ -6,6 +6,7 @@ import { processStat, sendSignal, signalName } from './process-table.js';
 import { StreamCapture, type StreamName, type StreamSummary } from './stream-capture.js';
 import type { SandboxCgroups } from './cgroups.js';
 import { settlesWithin, waitUntilEmpty } from './teardown.js';
+import { failpoint } from '../protocol/index.js';
 
 /** Why the command ended. */
 export type ExitReason = 'exited' | 'signaled' | 'timeout' | 'idle_timeout' | 'cancelled' | 'output_limit' | 'spawn_failed';
@@ -181,6 +182,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
       const cap = captures[name];
       s?.on('error', (e) => notes.push(`${name} read failed: ${e.message}`));
       s?.on('data', (chunk: Buffer) => {
+        failpoint('during_effect'); // the command runs and has written output
         lastOutput = performance.now();
         spec.onChunk?.({ stream: name, seq: seq++, at_ms: Math.round(lastOutput - started), bytes: chunk.length });
         if (cap.push(chunk)) stop('output_limit');

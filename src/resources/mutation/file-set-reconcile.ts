@@ -2,11 +2,13 @@
 // file): at markSent they record, per path, the pre-image and the intended post-image digests
 // (never the bytes). After a crash, the workspace is compared with both: every path at its
 // post-image → completed (the receipt is rebuilt from the intent, undoable); every path at its
-// pre-image → released (a retry runs); anything else → unknown, for an operator.
+// pre-image → released (a retry runs); a mix of the two (a crash between moves) → the replaced
+// files put back from their pre-images, released; anything else → unknown, for an operator.
 import { z } from 'zod';
 import type { Digest } from '../../protocol/index.js';
 import type { MutationIntent, MutationReconcileContext, MutationVerdict, PreimageStore } from './context.js';
 import { shaAt } from './entry-at.js';
+import { rollBackTornSet } from './file-set-rollback.js';
 import type { ChangeRecord, FileImage } from './record.js';
 
 const image = z.strictObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().min(0), mode: z.number().int().min(0).max(0o7777) });
@@ -84,6 +86,17 @@ export async function reconcileFileSet(ctx: MutationReconcileContext, opts: File
   }
   if (opts.preimageMeansReleased && isBefore.every(Boolean)) {
     return { settled: 'released', evidence: { workspace: ctx.workspace.id, unchanged: files.map((f) => f.path) } };
+  }
+  // Torn by a crash between two moves: every path at its pre- or post-image. Put the replaced
+  // ones back (file-set-rollback.ts); the effect then never happened and a retry runs it whole.
+  if (opts.preimageMeansReleased && at.every((_, i) => isAfter[i] || isBefore[i])) {
+    const before = preimagesOf(ctx.artifacts, parsed.data);
+    const torn = files.flatMap((f, i) => (isAfter[i] && !isBefore[i] ? [{ path: f.path, before: before[i] ?? null }] : []));
+    const rolled = await rollBackTornSet(ctx.workspace, ctx.artifacts, torn);
+    if (rolled !== null) {
+      const revision = await ctx.revision.advance();
+      return { settled: 'released', evidence: { workspace: ctx.workspace.id, revision, rolled_back: rolled, unchanged: files.map((f) => f.path).filter((p) => !rolled.includes(p)) } };
+    }
   }
   const describe = at.map(({ f, sha }, i) => `${f.path}: ${isAfter[i] ? 'post-image' : isBefore[i] ? 'pre-image' : sha === null ? 'absent' : 'changed since'}`);
   return { settled: 'unknown', reason: `the workspace holds neither the pre- nor the post-images: ${describe.join(', ')}` };

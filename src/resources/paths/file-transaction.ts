@@ -17,6 +17,7 @@ import {
   type StagedFile,
 } from './atomic-replace.js';
 import { holdEntry, releaseHeld } from './held-inodes.js';
+import { failpoint } from '../../protocol/index.js';
 
 export interface FileChange {
   /** `expected` is the entry's state when it was checked. */
@@ -92,6 +93,7 @@ export async function applyAllOrNothing(changes: readonly FileChange[], beforeCo
         now = { kind: 'other', dev: -1, ino: -1 }; // unknown: a rollback of it will refuse and report it
       }
       done.push({ change: c, site: { ...c.site, expected: now } });
+      failpoint('during_effect'); // one file in place, the rest (if any) not yet
     } catch (e) {
       for (let j = i; j < changes.length; j++) {
         const t = staged[j];

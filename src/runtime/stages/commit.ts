@@ -4,6 +4,7 @@ import { storeFailure, type ReceiptStore } from '../../store/index.js';
 import type { Call } from '../call.js';
 import { redactStage } from './redact.js';
 import { storedForm, type ReceiptRetention } from './bind.js';
+import { failpoint } from '../../protocol/index.js';
 
 export interface CommitServices {
   readonly store: Pick<ReceiptStore, 'commit'>;
@@ -43,6 +44,7 @@ export async function commitStage(s: CommitServices, call: Call): Promise<Receip
     const effect = key === null ? undefined : { key, state: executed?.effect ?? 'released' };
     const body = storedForm(draft, call.tool?.bound, s.retention);
     const req = { body, ...(effect ? { effect } : {}) };
+    failpoint('before_receipt');
     // Whether commits share a transaction (group commit) is the store's business.
     const receipt = await s.store.commit(req);
     // The caller gets the result itself; the digest is the stored form's (members bound by digest).

@@ -2,6 +2,7 @@ import type { EffectIntent } from '../../registry/index.js';
 import type { EffectStore } from '../../store/index.js';
 import { redact } from '../../redact/index.js';
 import type { Call } from '../call.js';
+import { failpoint } from '../../protocol/index.js';
 
 /**
  * The intent stage's second half: `markSent` as a tool sees it. The record the call holds
@@ -16,7 +17,9 @@ export function intentStage(store: Pick<EffectStore, 'markSent'>, call: Call): (
     if (key !== null) {
       const recorded = intent === undefined ? null : (redact(intent, { fields: [], patterns: true, secrets: call.secrets }).value as EffectIntent);
       await store.markSent(call.draft.task_id, key, recorded);
+      failpoint('after_intent');
     }
     call.markedSent();
+    failpoint('after_sent');
   };
 }

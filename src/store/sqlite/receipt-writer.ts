@@ -18,6 +18,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { CommitRequest } from '../types.js';
 import { ReceiptChain, type Appended } from './receipt-chain.js';
+import { failpoint } from '../../protocol/index.js';
 
 export interface WriterData {
   readonly path: string;
@@ -100,6 +101,7 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
     if (poisoned !== null) results = failedAll(all.length, poisoned);
     else {
       results = all.length > 0 ? chain.append(all) : [];
+      if (results.some((r) => r.ok)) failpoint('during_commit');
       if (wal !== null && (batch.some((b) => b.sync) || results.some((r) => r.ok))) {
         try {
           wal.sync();

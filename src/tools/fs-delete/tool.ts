@@ -22,6 +22,7 @@ import {
   type Workspace,
 } from '../../resources/index.js';
 import { reconcileFsDelete, treeIntentOf } from './reconcile.js';
+import { failpoint } from '../../protocol/index.js';
 
 export const FS_DELETE_DEFAULT_MAX_ENTRIES = 10_000;
 /** Preimages of a removed tree are kept whole; this bounds how much one delete may hold. */
@@ -174,6 +175,7 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
           const site = { root: ctx.workspace.root, dir: dir.join('/'), path: r.path, dirfd: opened.fd, parent: opened.identity, name, expected: { kind: 'other' as const, dev: top.dev, ino: top.ino } };
           recheckSite(site);
           renameSync(procPath(opened.fd, name), procPath(opened.fd, trash));
+          failpoint('during_effect'); // the tree is in the trash, not yet removed
           const moved = walkTree(opened.fd, trash, { maxEntries: ctx.args.max_entries + 1, maxBytes: Number.MAX_SAFE_INTEGER });
           if (!sameEntries(moved, entries.map(({ data: _d, ...rest }) => rest))) {
             renameSync(procPath(opened.fd, trash), procPath(opened.fd, name));

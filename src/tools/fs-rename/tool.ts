@@ -20,6 +20,7 @@ import {
   type ResolvedPath,
 } from '../../resources/index.js';
 import { reconcileFsRename, renameIntentOf } from './reconcile.js';
+import { failpoint } from '../../protocol/index.js';
 
 export const FS_RENAME_MAX_PREIMAGE_BYTES = 64 * 1024 * 1024;
 
@@ -177,6 +178,7 @@ export function createFsRename(): ToolDefinition<FsRenameArgs, FsRenameResult, P
               throw e;
             }
           }
+          failpoint('during_effect'); // moved, the directories not yet synced
           await syncDirectories([fromDir.fd, target.dirfd]);
           const revision = await ctx.revision.advance();
           const moved = lstatSync(dst);

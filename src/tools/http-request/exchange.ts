@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { pinnedRequestOptions, type AuthorizedDestination } from '../../resources/index.js';
+import { failpoint } from '../../protocol/index.js';
 
 export interface ExchangeRequest {
   readonly method: string;
@@ -77,6 +78,7 @@ export function exchange(req: ExchangeRequest, o: ExchangeOptions): Promise<Exch
       });
     });
     outgoing.once('response', (res) => {
+      failpoint('during_effect'); // the provider took the request and answered; the answer not yet read
       const hash = createHash('sha256');
       const kept: Buffer[] = [];
       let keptBytes = 0;
