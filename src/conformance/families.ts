@@ -10,13 +10,14 @@ export const ANSWER_BOUND_BYTES = 16 * 1024 * 1024;
 
 export async function traversal(k: KitContext): Promise<AttemptResult[]> {
   const out: AttemptResult[] = [];
-  for (const rel of ['../outside/secret.txt', 'sub/../../outside/secret.txt', './../outside/secret.txt', 'inside.txt/../../outside/secret.txt', '../root-evil/secret.txt', 'sub/../../root-evil/secret.txt']) {
+  const { outsideName: o, siblingName: e } = k.fx;
+  for (const rel of [`../${o}/secret.txt`, `sub/../../${o}/secret.txt`, `./../${o}/secret.txt`, `inside.txt/../../${o}/secret.txt`, `../${e}/secret.txt`, `sub/../../${e}/secret.txt`]) {
     out.push(await attempt(k, 'traversal and sibling prefixes', `read ${rel}`, 'read', { path: pathArg(k, rel) }));
   }
-  for (const rel of ['../outside/planted.txt', '../root-evil/planted.txt']) {
+  for (const rel of [`../${o}/planted.txt`, `../${e}/planted.txt`]) {
     out.push(await attempt(k, 'traversal and sibling prefixes', `write ${rel}`, 'write', { path: pathArg(k, rel), content: 'planted\n' }));
   }
-  out.push(await attempt(k, 'traversal and sibling prefixes', 'list ../outside', 'list', { path: pathArg(k, '../outside') }, { unsafe: (a) => (a.text.includes('secret.txt') ? 'the listing names a file outside the root' : null) }));
+  out.push(await attempt(k, 'traversal and sibling prefixes', `list ../${o}`, 'list', { path: pathArg(k, `../${o}`) }, { unsafe: (a) => (a.text.includes('secret.txt') ? 'the listing names a file outside the root' : null) }));
   return out;
 }
 
@@ -27,14 +28,14 @@ export async function absoluteAndEncoded(k: KitContext): Promise<AttemptResult[]
   const paths = [
     abs(join(k.fx.outside, 'secret.txt')),
     abs(join(k.fx.sibling, 'secret.txt')),
-    `${k.fx.root}/../outside/secret.txt`,
+    `${k.fx.root}/../${k.fx.outsideName}/secret.txt`,
     `/${join(k.fx.outside, 'secret.txt')}`,
     `file://${join(k.fx.outside, 'secret.txt')}`,
-    pathArg(k, '%2e%2e/outside/secret.txt'),
-    pathArg(k, '..%2Foutside%2Fsecret.txt'),
-    pathArg(k, '..\\outside\\secret.txt'),
-    pathArg(k, '\uff0e\uff0e/outside/secret.txt'),
-    pathArg(k, '~/../../outside/secret.txt'),
+    pathArg(k, `%2e%2e/${k.fx.outsideName}/secret.txt`),
+    pathArg(k, `..%2F${k.fx.outsideName}%2Fsecret.txt`),
+    pathArg(k, `..\\${k.fx.outsideName}\\secret.txt`),
+    pathArg(k, `\uff0e\uff0e/${k.fx.outsideName}/secret.txt`),
+    pathArg(k, `~/../../${k.fx.outsideName}/secret.txt`),
   ];
   for (const p of paths) out.push(await attempt(k, f, `read ${p.replace(k.fx.base, '$BASE')}`, 'read', { path: p }));
   out.push(await attempt(k, f, 'write $BASE/outside/abs.txt', 'write', { path: join(k.fx.outside, 'abs.txt'), content: 'x\n' }));
@@ -96,7 +97,7 @@ export async function unicode(k: KitContext): Promise<AttemptResult[]> {
   const out: AttemptResult[] = [];
   for (const [name, rel] of [
     ['a lone surrogate', 'bad\ud800name.txt'],
-    ['a NUL byte', 'inside.txt\u0000../../outside/secret.txt'],
+    ['a NUL byte', `inside.txt\u0000../../${k.fx.outsideName}/secret.txt`],
     ['a right-to-left override', 'txt.\u202eedisni'],
     ['a newline', 'in\nside.txt'],
   ] as const) {

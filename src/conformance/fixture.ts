@@ -3,12 +3,16 @@
 // file that appears or changes outside the root, is an escape.
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { StartupError } from '../protocol/index.js';
 
 export interface Fixture {
   readonly base: string;
+  /** The names of `outside` and `sibling` in `base` (what `../NAME/…` reaches from the root). */
+  readonly outsideName: string;
+  readonly siblingName: string;
   /** The directory the server serves. */
   readonly root: string;
   readonly outside: string;
@@ -22,46 +26,62 @@ export interface Fixture {
 }
 
 const BIG_BYTES = 20 * 1024 * 1024;
+/** The entries the kit makes in the root: a given root must not hold any of them already. */
+const FIXTURE_ENTRIES = ['sub', 'race', 'race-alt', 'inside.txt', 'dup.txt', 'overlap.txt', '.env', 'link-out', 'link-in', 'dangling', 'hard', 'fifo', 'sparse.bin', 'big.txt'];
 /** Files the race renames and deletes, one attempt each. */
 export const RACE_ENTRIES = 15;
 const SPARSE_BYTES = 2 ** 40;
 
-export function makeFixture(): Fixture {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'tg-conformance-')));
-  const root = join(base, 'root');
-  const outside = join(base, 'outside');
-  const sibling = join(base, 'root-evil');
+/**
+ * The ground in a fresh temporary folder, or around `given`: the root a running server already
+ * serves (a URL target). Then `outside` and the sibling are made beside it under names derived
+ * from its own, and refused if something by those names is there already.
+ */
+export function makeFixture(given?: string): Fixture {
+  const root = given === undefined ? null : realpathSync(given);
+  const base = root === null ? realpathSync(mkdtempSync(join(tmpdir(), 'tg-conformance-'))) : dirname(root);
+  const rootDir = root ?? join(base, 'root');
+  const outsideName = root === null ? 'outside' : `${basename(root)}-outside`;
+  const siblingName = `${basename(rootDir)}-evil`;
+  const outside = join(base, outsideName);
+  const sibling = join(base, siblingName);
+  if (root !== null) {
+    for (const p of [outside, sibling]) if (existsSync(p)) throw new StartupError('usage', `${p} exists: the kit makes it beside the root and removes it after`);
+    if (readdirSync(root).some((n) => FIXTURE_ENTRIES.includes(n))) throw new StartupError('usage', `${root} already holds entries the kit makes (${FIXTURE_ENTRIES.join(', ')})`);
+  }
+  // What the root held before: everything else in it is the kit's (or its attempts'), removed after.
+  const before = new Set(root === null ? [] : readdirSync(root));
   const token = (what: string) => `CANARY_${what}_${randomBytes(8).toString('hex')}`;
   const canaries = { outside: token('OUTSIDE'), sibling: token('SIBLING'), hard: token('HARDLINK'), secret: token('SECRET') };
-  for (const d of [root, outside, sibling, join(root, 'sub'), join(root, 'race')]) mkdirSync(d, { recursive: true });
+  for (const d of [rootDir, outside, sibling, join(rootDir, 'sub'), join(rootDir, 'race')]) mkdirSync(d, { recursive: true });
   writeFileSync(join(outside, 'secret.txt'), `${canaries.outside}\n`);
   writeFileSync(join(outside, 'hard-target.txt'), `${canaries.hard}\n`);
   writeFileSync(join(sibling, 'secret.txt'), `${canaries.sibling}\n`);
-  writeFileSync(join(root, 'inside.txt'), 'inside\n');
-  writeFileSync(join(root, 'sub', 'a.txt'), 'a\n');
-  writeFileSync(join(root, 'dup.txt'), 'x\nmiddle\nx\n');
-  writeFileSync(join(root, 'overlap.txt'), 'abcdef\n');
-  writeFileSync(join(root, '.env'), `API_TOKEN=${canaries.secret}\n`);
-  writeFileSync(join(root, 'race', 'f.txt'), 'race-inside\n');
-  symlinkSync(outside, join(root, 'link-out'));
-  symlinkSync(join(outside, 'race-target'), join(root, 'race-alt'));
+  writeFileSync(join(rootDir, 'inside.txt'), 'inside\n');
+  writeFileSync(join(rootDir, 'sub', 'a.txt'), 'a\n');
+  writeFileSync(join(rootDir, 'dup.txt'), 'x\nmiddle\nx\n');
+  writeFileSync(join(rootDir, 'overlap.txt'), 'abcdef\n');
+  writeFileSync(join(rootDir, '.env'), `API_TOKEN=${canaries.secret}\n`);
+  writeFileSync(join(rootDir, 'race', 'f.txt'), 'race-inside\n');
+  symlinkSync(outside, join(rootDir, 'link-out'));
+  symlinkSync(join(outside, 'race-target'), join(rootDir, 'race-alt'));
   mkdirSync(join(outside, 'race-target'));
   writeFileSync(join(outside, 'race-target', 'f.txt'), `${canaries.outside}\n`);
   // What the race edits, renames and deletes: the same names on both sides of the swap.
-  for (const side of [join(root, 'race'), join(outside, 'race-target')]) {
+  for (const side of [join(rootDir, 'race'), join(outside, 'race-target')]) {
     writeFileSync(join(side, 'e.txt'), 'race-edit-me\n');
     for (let i = 1; i <= RACE_ENTRIES; i++) {
       writeFileSync(join(side, `r-${i}.txt`), 'r\n');
       writeFileSync(join(side, `d-${i}.txt`), 'd\n');
     }
   }
-  symlinkSync(join(root, 'inside.txt'), join(root, 'link-in'));
-  symlinkSync(join(outside, 'created-through-dangling.txt'), join(root, 'dangling'));
-  linkSync(join(outside, 'hard-target.txt'), join(root, 'hard'));
-  execFileSync('mkfifo', [join(root, 'fifo')]);
-  writeFileSync(join(root, 'sparse.bin'), '');
-  truncateSync(join(root, 'sparse.bin'), SPARSE_BYTES);
-  writeFileSync(join(root, 'big.txt'), Buffer.alloc(BIG_BYTES, 'y\n'));
+  symlinkSync(join(rootDir, 'inside.txt'), join(rootDir, 'link-in'));
+  symlinkSync(join(outside, 'created-through-dangling.txt'), join(rootDir, 'dangling'));
+  linkSync(join(outside, 'hard-target.txt'), join(rootDir, 'hard'));
+  execFileSync('mkfifo', [join(rootDir, 'fifo')]);
+  writeFileSync(join(rootDir, 'sparse.bin'), '');
+  truncateSync(join(rootDir, 'sparse.bin'), SPARSE_BYTES);
+  writeFileSync(join(rootDir, 'big.txt'), Buffer.alloc(BIG_BYTES, 'y\n'));
 
   const outsideState = (): string => {
     const lines: string[] = [];
@@ -78,5 +98,9 @@ export function makeFixture(): Fixture {
     walk(sibling);
     return lines.join('\n');
   };
-  return { base, root, outside, sibling, canaries, outsideState, dispose: () => rmSync(base, { recursive: true, force: true }) };
+  const dispose = (): void => {
+    if (root === null) return rmSync(base, { recursive: true, force: true });
+    for (const p of [outside, sibling, ...readdirSync(rootDir).filter((n) => !before.has(n)).map((n) => join(rootDir, n))]) rmSync(p, { recursive: true, force: true });
+  };
+  return { base, root: rootDir, outside, sibling, outsideName, siblingName, canaries, outsideState, dispose };
 }

@@ -1,5 +1,6 @@
 // The scorecard: every family against one server, counted per outcome, with a verdict that fails
 // on any escape, unsafe answer, crash or hang.
+import { ToolgateError } from '../protocol/index.js';
 import { FAILING, OUTCOMES, type AttemptResult, type KitContext, type Outcome } from './attempt.js';
 import { absoluteAndEncoded, edits, links, processes, secrets, specialFiles, traversal, unicode } from './families.js';
 import { schemaFuzz } from './fuzz.js';
@@ -30,13 +31,22 @@ export interface Scorecard {
 
 const zero = (): Record<Outcome, number> => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
 
-/** Runs the kit. `spec` may hold `{root}` in its argv or URL: replaced by the root the kit made. */
-export async function runConformance(spec: TargetSpec, map: ConformanceMap, o: { boundMs?: number; label?: string } = {}): Promise<Scorecard> {
-  const fx = makeFixture();
+/**
+ * Runs the kit. `spec` may hold `{root}` in its argv or URL: replaced by the root the kit made.
+ * `root`: the directory a running server (a URL target) already serves; the kit works around it.
+ */
+export async function runConformance(spec: TargetSpec, map: ConformanceMap, o: { boundMs?: number; label?: string; root?: string } = {}): Promise<Scorecard> {
+  const fx = makeFixture(o.root);
   const sub = (s: string) => s.replaceAll('{root}', fx.root);
   const target = new Target({ ...spec, ...(spec.argv ? { argv: spec.argv.map(sub) } : {}), ...(spec.url ? { url: sub(spec.url) } : {}) });
   try {
-    const tools = await target.tools();
+    let tools: string[];
+    try {
+      tools = await target.tools();
+    } catch (e) {
+      const message = (e as Error).message;
+      throw new ToolgateError('upstream_unavailable', `the kit cannot reach the target: ${message}`, { upstream: o.label ?? spec.url ?? (spec.argv ?? []).join(' '), tool: null, reason: 'start_failed', restarts: 0, message });
+    }
     const k: KitContext = { target, map, fx, boundMs: o.boundMs ?? 10_000 };
     const attempts: AttemptResult[] = [];
     for (const family of FAMILIES) attempts.push(...(await family(k)));

@@ -17,6 +17,8 @@ export interface TargetSpec {
   readonly argv?: readonly string[];
   readonly url?: string;
   readonly env?: Readonly<Record<string, string>>;
+  /** Headers of every HTTP request (a bearer token). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A typed error code in the result, where the server gives one (Toolgate's structuredContent.error.code). */
@@ -39,7 +41,7 @@ export class Target {
     if (this.#client) return this.#client;
     const client = new Client({ name: 'toolgate-conformance', version: TOOLGATE_VERSION });
     const transport = this.#spec.url
-      ? new StreamableHTTPClientTransport(new URL(this.#spec.url))
+      ? new StreamableHTTPClientTransport(new URL(this.#spec.url), { requestInit: { headers: { ...this.#spec.headers } } })
       : new StdioClientTransport({ command: this.#spec.argv?.[0] ?? 'false', args: [...(this.#spec.argv ?? []).slice(1)], env: { ...(process.env as Record<string, string>), ...this.#spec.env }, stderr: 'ignore' });
     await client.connect(transport, { signal: AbortSignal.timeout(60_000) });
     this.starts++;

@@ -4,12 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Scorecard } from '../../src/conformance/index.js';
+import { startServe } from '../server/http-child.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
@@ -19,11 +20,11 @@ const FS_SERVER = fileURLToPath(new URL('../../node_modules/@modelcontextprotoco
 /** A loaded machine (two cores shared with other test files) may take seconds over a call: hung means well past that. */
 const BOUND_MS = '30000';
 
-async function kit(target: string, map: string, boundMs = BOUND_MS): Promise<{ code: number; card: Scorecard; text: string }> {
+async function kit(target: string, map: string, boundMs = BOUND_MS, extra: readonly string[] = []): Promise<{ code: number; card: Scorecard; text: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'tg-kit-'));
   const out = join(dir, 'card.json');
   try {
-    const r = await run(process.execPath, [CLI, 'conformance', '--target', target, '--map', map, '--out', out, '--bound-ms', boundMs], { maxBuffer: 64 * 1024 * 1024, timeout: 600_000 }).then(
+    const r = await run(process.execPath, [CLI, 'conformance', '--target', target, '--map', map, '--out', out, '--bound-ms', boundMs, ...extra], { maxBuffer: 64 * 1024 * 1024, timeout: 600_000 }).then(
       (x) => ({ code: 0, text: x.stdout }),
       (e: { code?: number; stdout?: string }) => ({ code: e.code ?? -1, text: e.stdout ?? '' }),
     );
@@ -43,6 +44,45 @@ test('Toolgate (toolgate serve --stdio) passes every family: no escape, unsafe a
   // Every family ran: nothing is left out as not applicable for a server that has every tool.
   assert.equal(r.card.totals.not_run, 0, r.text);
   assert.ok(r.card.families.length >= 10, r.text);
+});
+
+test('Toolgate over Streamable HTTP (toolgate serve --http with a bearer token, a URL target and --root) passes every family', { timeout: 900_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tg-kit-http-'));
+  const tokenFile = join(dir, 'token');
+  writeFileSync(tokenFile, 'kit-token-0123456789abcdef');
+  const server = await startServe(['--token-file', tokenFile]);
+  try {
+    const r = await kit(server.url, 'toolgate', BOUND_MS, ['--root', server.workspace, '--header', 'Authorization: Bearer kit-token-0123456789abcdef']);
+    assert.deepEqual(failing(r.card), [], r.text);
+    assert.equal(r.card.verdict, 'pass');
+    assert.equal(r.card.totals.not_run, 0, r.text);
+    assert.equal(r.code, 0);
+    // What the kit made around the root is gone; what the root held before is still there.
+    assert.deepEqual(readdirSync(server.workspace).sort(), ['a.txt']);
+    assert.deepEqual(readdirSync(join(server.workspace, '..')).filter((n) => n.startsWith('ws-')), []);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('without its token the HTTP target refuses the kit: the run fails to start, nothing is tried', { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tg-kit-http-'));
+  const tokenFile = join(dir, 'token');
+  writeFileSync(tokenFile, 'kit-token-0123456789abcdef');
+  const server = await startServe(['--token-file', tokenFile]);
+  try {
+    const r = await run(process.execPath, [CLI, 'conformance', '--target', server.url, '--map', 'toolgate', '--root', server.workspace]).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code?: number; stderr?: string }) => ({ code: e.code ?? -1, stderr: e.stderr ?? '' }),
+    );
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /"code": "upstream_unavailable"/);
+    assert.deepEqual(readdirSync(server.workspace).sort(), ['a.txt'], 'the kit removed what it made');
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a careless server (prefix check, links followed) is caught: sibling prefix and link escapes, verdict fail, exit 1', { timeout: 900_000 }, async () => {

@@ -12,6 +12,8 @@ const BIN = join(import.meta.dirname, '../../dist/src/cli/main.js');
 
 export interface ServeChild {
   readonly url: string;
+  /** The directory it serves. */
+  readonly workspace: string;
   readonly port: number;
   readonly pid: number;
   stderr(): string;
@@ -56,6 +58,7 @@ export async function startServe(extraArgs: readonly string[] = [], opts: { nofi
   const pid = child.pid ?? 0;
   return {
     url,
+    workspace: d.workspace,
     port: Number(new URL(url).port),
     pid,
     stderr: () => stderr,
