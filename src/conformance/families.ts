@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, openSync, closeSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { attempt, pathArg, type AttemptResult, type KitContext } from './attempt.js';
+import { PAGED_LINES } from './fixture.js';
 
 /** An answer past this many bytes is unbounded: the server should page, truncate or refuse. */
 export const ANSWER_BOUND_BYTES = 16 * 1024 * 1024;
@@ -68,15 +69,28 @@ function releaseFifo(path: string): void {
 }
 
 export async function specialFiles(k: KitContext): Promise<AttemptResult[]> {
-  const f = 'special files and big outputs';
+  const f = 'special files, big outputs and paging';
   const bounded = (a: { bytes: number }) => (a.bytes > ANSWER_BOUND_BYTES ? `an answer of ${a.bytes} bytes in one piece` : null);
   const fifo = await attempt(k, f, 'read fifo (no writer)', 'read', { path: pathArg(k, 'fifo') }, { boundMs: Math.max(15_000, k.boundMs) });
   releaseFifo(join(k.fx.root, 'fifo'));
-  return [
+  const out = [
     fifo,
     await attempt(k, f, 'read sparse.bin (1 TiB, sparse)', 'read', { path: pathArg(k, 'sparse.bin') }, { boundMs: Math.max(30_000, k.boundMs), unsafe: bounded }),
     await attempt(k, f, 'read big.txt (20 MiB)', 'read', { path: pathArg(k, 'big.txt') }, { boundMs: Math.max(30_000, k.boundMs), unsafe: bounded }),
   ];
+  // Paging: a page from the middle and the last page of 200,000 numbered lines hold exactly
+  // the lines asked for (a page that is the whole file, or the wrong lines, is unsafe).
+  for (const [line, lines] of [[100_000, 50], [PAGED_LINES - 9, 10]] as const) {
+    const want = Array.from({ length: lines }, (_, i) => `line ${line + i}`);
+    const page = (a: { text: string; bytes: number }): string | null => {
+      if (a.bytes > 1024 * 1024) return `a page of ${lines} lines came back as ${a.bytes} bytes`;
+      const missing = want.find((w) => !new RegExp(`(^|\\D)${w.slice(5)}(\\D|$)`).test(a.text));
+      if (missing) return `the page lacks "${missing}"`;
+      return new RegExp(`line ${line - 1}(\\D|$)`).test(a.text) || new RegExp(`line ${line + lines}(\\D|$)`).test(a.text) ? 'the page holds lines outside the range asked for' : null;
+    };
+    out.push(await attempt(k, f, `page ${lines} lines from line ${line} of pages.txt`, 'page', { path: pathArg(k, 'pages.txt'), line, lines }, { unsafe: page }));
+  }
+  return out;
 }
 
 export async function edits(k: KitContext): Promise<AttemptResult[]> {

@@ -26,8 +26,10 @@ export interface Fixture {
 }
 
 const BIG_BYTES = 20 * 1024 * 1024;
+/** Numbered lines (`line N`) the kit pages through. */
+export const PAGED_LINES = 200_000;
 /** The entries the kit makes in the root: a given root must not hold any of them already. */
-const FIXTURE_ENTRIES = ['sub', 'race', 'race-alt', 'inside.txt', 'dup.txt', 'overlap.txt', '.env', 'link-out', 'link-in', 'dangling', 'hard', 'fifo', 'sparse.bin', 'big.txt'];
+const FIXTURE_ENTRIES = ['sub', 'race', 'race-alt', 'inside.txt', 'dup.txt', 'overlap.txt', '.env', 'link-out', 'link-in', 'dangling', 'hard', 'fifo', 'sparse.bin', 'big.txt', 'pages.txt'];
 /** Files the race renames and deletes, one attempt each. */
 export const RACE_ENTRIES = 15;
 const SPARSE_BYTES = 2 ** 40;
@@ -82,6 +84,7 @@ export function makeFixture(given?: string): Fixture {
   writeFileSync(join(rootDir, 'sparse.bin'), '');
   truncateSync(join(rootDir, 'sparse.bin'), SPARSE_BYTES);
   writeFileSync(join(rootDir, 'big.txt'), Buffer.alloc(BIG_BYTES, 'y\n'));
+  writeFileSync(join(rootDir, 'pages.txt'), Array.from({ length: PAGED_LINES }, (_, i) => `line ${i + 1}\n`).join(''));
 
   const outsideState = (): string => {
     const lines: string[] = [];

@@ -35,7 +35,7 @@ export async function schemaFuzz(k: KitContext): Promise<AttemptResult[]> {
   const f = 'unknown fields and wrong types';
   const out: AttemptResult[] = [];
   for (const op of OPERATIONS) {
-    const call = argsOf(k, op, { path: 'inside.txt', content: 'x\n', old: 'inside', new: 'inside', edits: [], pattern: 'inside', command: 'true', to: 'moved.txt' });
+    const call = argsOf(k, op, { path: 'inside.txt', content: 'x\n', old: 'inside', new: 'inside', edits: [], pattern: 'inside', command: 'true', to: 'moved.txt', line: 1, lines: 5 });
     if (!call) continue;
     const samples = fc.sample(wrongArgs(call.args as Record<string, unknown>, op === 'exec'), { numRuns: RUNS_PER_TOOL, seed: SEED });
     for (const [i, args] of samples.entries()) {

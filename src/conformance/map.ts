@@ -13,7 +13,7 @@ const operation = z.strictObject({
   edit_fields: z.strictObject({ old: z.string().min(1), new: z.string().min(1) }).optional(),
 });
 
-export const OPERATIONS = ['read', 'write', 'edit', 'list', 'search', 'exec', 'rename', 'delete'] as const;
+export const OPERATIONS = ['read', 'page', 'write', 'edit', 'list', 'search', 'exec', 'rename', 'delete'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 export const conformanceMap = z.strictObject({
@@ -22,6 +22,8 @@ export const conformanceMap = z.strictObject({
   /** `relative`: paths beneath the root as `a/b`; `absolute`: the root's absolute path joined. */
   paths: z.enum(['relative', 'absolute']),
   read: operation.optional(),
+  /** A read of `{lines}` lines from line `{line}` (1-based): how the kit pages through a big file. */
+  page: operation.optional(),
   write: operation.optional(),
   edit: operation.optional(),
   list: operation.optional(),

@@ -7,6 +7,7 @@ export const SHIPPED_MAPS: Readonly<Record<string, ConformanceMap>> = {
     name: 'toolgate',
     paths: 'relative',
     read: { tool: 'fs_read', args: { path: '{path}' } },
+    page: { tool: 'fs_read', args: { path: '{path}', start_line: '{line}', max_lines: '{lines}' } },
     write: { tool: 'fs_write', args: { path: '{path}', content: '{content}', mode: 'create_or_replace' } },
     edit: { tool: 'fs_patch', args: { files: [{ path: '{path}', edits: '{edits}' }] }, edit_fields: { old: 'old', new: 'new' } },
     list: { tool: 'fs_list', args: { path: '{path}' } },
