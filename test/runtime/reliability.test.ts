@@ -195,7 +195,7 @@ test('cancellation during an effect: the receipt says cancelled and no new work 
   }
 });
 
-test('tool version unavailable on resume: a retired version past its window is tool_version_unavailable', async () => {
+test('tool version retired on resume: a retired version past its window is tool_version_retired (window_ended)', async () => {
   const dirs = tempDirs();
   const ledger = join(dirs.base, 'ledger');
   try {
@@ -210,7 +210,8 @@ test('tool version unavailable on resume: a retired version past its window is t
     const v2 = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, tools });
     const resumed = await v2.call(envelope('test.effect', { label: 'b' }));
     assert.equal(resumed.status, 'failed');
-    assert.equal(resumed.error?.code, 'tool_version_unavailable');
+    assert.equal(resumed.error?.code, 'tool_version_retired');
+    assert.equal(resumed.error?.data['reason'], 'window_ended');
     const fresh = await v2.call(envelope('test.effect', { label: 'c' }, { task_id: 'task-2' }));
     assert.equal(fresh.tool_version, '2.0.0');
     await v2.close();
