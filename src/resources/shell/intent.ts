@@ -120,8 +120,9 @@ class Collector {
       this.unresolved.push({ reason: 'too_deep', text: source.slice(0, 200) });
       return;
     }
-    const parsed = await parseBash(source);
-    if (depth === 0 && wrappers.length === 0) this.canonical = parsed.canonical;
+    const top = depth === 0 && wrappers.length === 0;
+    const parsed = await parseBash(source, { canonical: top });
+    if (top) this.canonical = parsed.canonical ?? '';
     for (const e of parsed.errors) this.unresolved.push({ reason: 'parse_error', text: e });
     for (const r of parsed.redirections) this.redirections.push({ access: r.access, path: isLiteral(r.target) ? r.target.literal : null, text: r.text });
     for (const c of parsed.commands) await this.#command(c.words, parsed, wrappers, depth, [...context, ...c.context], c.text);

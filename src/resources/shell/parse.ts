@@ -40,8 +40,9 @@ export interface ParsedScript {
    * bash reads it (quotes removed, escapes applied; a computed one as its source), comments and
    * `;`/newline terminators left out. `pytest  "-q"&&make` and `pytest -q && make` have one
    * form; `a && b` and `a || b`, or another here-document body, do not. Approvals bind to it.
+   * Null unless asked for (a second walk of the tree: only the line a call was given needs it).
    */
-  readonly canonical: string;
+  readonly canonical: string | null;
 }
 
 const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>']);
@@ -262,16 +263,16 @@ function canonicalOf(tree: Tree): string {
   }
 }
 
-/** Parses `script` as bash. */
-export async function parseBash(script: string): Promise<ParsedScript> {
+/** Parses `script` as bash; `canonical` also gives the line's canonical form. */
+export async function parseBash(script: string, o: { readonly canonical?: boolean } = {}): Promise<ParsedScript> {
   const parser = await bashParser();
   const tree = parser.parse(script);
-  if (!tree) return { commands: [], redirections: [], functions: new Set(), aliases: new Map(), errors: ['the parser returned no tree'], canonical: '' };
+  if (!tree) return { commands: [], redirections: [], functions: new Set(), aliases: new Map(), errors: ['the parser returned no tree'], canonical: o.canonical === true ? '' : null };
   try {
     const root = tree.rootNode;
     const w = new Walker(tree.language, root.hasError);
     w.visit(w.seen(root), [], false);
-    return { commands: w.commands, redirections: w.redirections, functions: w.functions, aliases: w.aliases, errors: w.errors, canonical: canonicalOf(tree) };
+    return { commands: w.commands, redirections: w.redirections, functions: w.functions, aliases: w.aliases, errors: w.errors, canonical: o.canonical === true ? canonicalOf(tree) : null };
   } finally {
     tree.delete();
   }
