@@ -1,7 +1,7 @@
 // The parent's side of a result: each path the child changed, merged three ways (base = the
 // input revision, ours = the parent's file now, theirs = the child's). Nothing is written unless
 // every path merges; a conflict is reported with its paths, never resolved by overwriting.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git } from './git.js';
@@ -20,16 +20,15 @@ function same(a: Uint8Array | null, b: Uint8Array | null): boolean {
 
 /** git merge-file on three temporary files: the merged text, or null when the hunks conflict. */
 async function mergeText(base: Buffer, ours: Uint8Array, theirs: Buffer): Promise<Buffer | null> {
-  const dir = mkdtempSync(join(tmpdir(), 'toolgate-merge-'));
+  // Asynchronous: the three sides may be up to 64 MiB each, written while the server serves others.
+  const dir = await mkdtemp(join(tmpdir(), 'toolgate-merge-'));
   try {
     const [o, b, t] = ['ours', 'base', 'theirs'].map((n) => join(dir, n)) as [string, string, string];
-    writeFileSync(o, ours);
-    writeFileSync(b, base);
-    writeFileSync(t, theirs);
+    await Promise.all([writeFile(o, ours), writeFile(b, base), writeFile(t, theirs)]);
     const r = await git(dir, ['merge-file', '-p', '--quiet', o, b, t]);
     return r.code === 0 ? r.stdout : null;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 }
 

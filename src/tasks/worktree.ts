@@ -3,6 +3,7 @@
 // changed and the patch against the input revision.
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolgateError } from '../protocol/index.js';
@@ -62,7 +63,8 @@ export async function addWorktree(repo: Repository, dir: string, revision: strin
 export async function removeWorktree(repo: Repository, dir: string): Promise<void> {
   // From the git dir: the worktree itself is about to go.
   await git(repo.gitDir, ['--git-dir', repo.gitDir, 'worktree', 'remove', '--force', '--force', dir]);
-  rmSync(dir, { recursive: true, force: true });
+  // What git left (untracked build output) goes too, without holding the event loop over a tree.
+  await rm(dir, { recursive: true, force: true });
   await git(repo.gitDir, ['--git-dir', repo.gitDir, 'worktree', 'prune']);
 }
 
