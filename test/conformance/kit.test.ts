@@ -85,13 +85,16 @@ test('without its token the HTTP target refuses the kit: the run fails to start,
   }
 });
 
-test('a careless server (prefix check, links followed) is caught: sibling prefix and link escapes, verdict fail, exit 1', { timeout: 900_000 }, async () => {
+test('a careless server (prefix check, links followed, paging that ignores the range) is caught: sibling prefix and link escapes, wrong pages unsafe, verdict fail, exit 1', { timeout: 900_000 }, async () => {
   // Its calls are synchronous and quick: a shorter bound keeps its hangs (FIFO, 1 TiB read) short.
   const r = await kit(`${process.execPath} ${NAIVE} {root}`, join(fileURLToPath(new URL('./fixtures/', import.meta.url)), 'naive-map.json'), '10000');
   const escapes = r.card.attempts.filter((a) => a.outcome === 'escaped').map((a) => a.name);
   assert.ok(escapes.includes('read ../root-evil/secret.txt'), r.text);
   assert.ok(escapes.includes('read link-out/secret.txt (a link to a directory outside)'), r.text);
   assert.ok(escapes.includes('write link-out/planted.txt'), r.text);
+  // A page that is not the lines asked for is unsafe.
+  const pages = r.card.attempts.filter((a) => a.name.startsWith('page ') && a.name.includes('pages.txt'));
+  assert.deepEqual(pages.map((a) => a.outcome), ['unsafe', 'unsafe'], r.text);
   assert.equal(r.card.verdict, 'fail');
   assert.equal(r.code, 1);
 });
