@@ -40,7 +40,7 @@ describe('toolgate approve ID for a client that cannot elicit', () => {
       const b = { name: 'fs_write', arguments: { path: `${era}-b.txt`, content: 'B', mode: 'create' } };
       const askedA = answerOf(await c.callTool(a));
       assert.equal(askedA.code, 'approval_required');
-      assert.equal(cli(['approve', askedA.approvalId ?? '', '--state-dir', dirs.state], dirs.workspace).code, 0);
+      assert.equal((await cli(['approve', askedA.approvalId ?? '', '--state-dir', dirs.state], dirs.workspace)).code, 0);
       const askedB = answerOf(await c.callTool(b));
       assert.equal(askedB.code, 'approval_required', 'B is not covered by A');
       assert.notEqual(askedB.approvalId, askedA.approvalId);
@@ -61,7 +61,7 @@ describe('toolgate approve ID for a client that cannot elicit', () => {
       const asked = answerOf(await c.callTool(call));
       assert.equal(asked.code, 'approval_required');
       await new Promise((r) => setTimeout(r, 800));
-      const late = cli(['approve', asked.approvalId ?? '', '--state-dir', d.state], d.workspace);
+      const late = await cli(['approve', asked.approvalId ?? '', '--state-dir', d.state], d.workspace);
       assert.equal(late.code, 1);
       assert.match(late.err + late.out, /has expired/);
       const again = answerOf(await c.callTool(call));

@@ -100,9 +100,9 @@ describe('approvals through the MCP client, both protocol eras', () => {
         assert.equal(first.code, 'approval_required');
         assert.match(first.text, /toolgate approve apr_/);
         assert.equal(existsSync(join(dirs.workspace, name)), false);
-        const approved = cli(['approve', first.approvalId ?? '', '--by', 'alice', '--state-dir', dirs.state], dirs.workspace);
+        const approved = await cli(['approve', first.approvalId ?? '', '--by', 'alice', '--state-dir', dirs.state], dirs.workspace);
         assert.equal(approved.code, 0, approved.err);
-        const again = cli(['approve', first.approvalId ?? '', '--state-dir', dirs.state], dirs.workspace);
+        const again = await cli(['approve', first.approvalId ?? '', '--state-dir', dirs.state], dirs.workspace);
         assert.equal(again.code, 1, 'a second decision is refused');
         const second = answerOf(await c.callTool(call));
         assert.equal(second.status, 'succeeded', second.text);

@@ -1,6 +1,6 @@
 // Shared parts of the approval tests: a runtime whose grant puts every write behind an approval,
 // served over Streamable HTTP (both eras), SDK clients that elicit or not, and the built CLI.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
@@ -61,8 +61,17 @@ export function answerOf(result: unknown): Answer {
 
 const BIN = join(process.cwd(), 'dist/src/cli/main.js');
 
-/** The built `toolgate` command as a child process. */
-export function cli(args: readonly string[], cwd: string): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
+/**
+ * The built `toolgate` command as a child process. Asynchronous: the MCP server under test runs in
+ * this process, and a synchronous spawn would stop its event loop for as long as the CLI runs (over
+ * 5 s on a loaded machine); its keep-alive timer then fired late, after the client had already
+ * written the next request on that connection, which was reset (ECONNRESET under load).
+ */
+export function cli(args: readonly string[], cwd: string): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 60_000 }, (error, out, err) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+      resolve({ code, out, err });
+    });
+  });
 }
