@@ -14,7 +14,7 @@ import { builtinTools } from '../../src/tools/index.js';
 import { defineTool, type AnyTool } from '../../src/registry/index.js';
 import { abortKindOf, type TaskId } from '../../src/protocol/index.js';
 import { envelope, tempDirs } from '../support/fixtures.js';
-import { probeTool } from '../support/probe-tools.js';
+import { ledgerLines, probeTool } from '../support/probe-tools.js';
 
 const PERMIT_TESTS = `
   @id("tests") permit (principal, action, resource);`;
@@ -61,7 +61,14 @@ async function setup(concurrency = 1) {
     policies: [{ name: 'tests.cedar', text: PERMIT_TESTS }],
     tools: [probeTool({ ledger }), probeTool({ ledger, name: 'test.slow-start', timeout_ms: 150 }), reasonTool(), reasonTool(150), ...builtinTools()],
   });
-  return { rt, done: async () => { await rt.close(); dirs.cleanup(); } };
+  return { rt, ledger, done: async () => { await rt.close(); dirs.cleanup(); } };
+}
+
+/** Waits (bounded, generously: the machine may be loaded) until `ready` holds; a fixed sleep was too short at load 20. */
+async function until(ready: () => boolean, what: string): Promise<void> {
+  for (const stop = Date.now() + 60_000; !ready(); await new Promise((r) => setTimeout(r, 10))) {
+    if (Date.now() > stop) throw new Error(`timed out waiting until ${what}`);
+  }
 }
 
 const soon = (ms: number): string => new Date(Date.now() + ms).toISOString();
@@ -112,12 +119,12 @@ test('however a call ends, its slot, budget reservation, scope and effect record
         run: async (client) => {
           const holder = new AbortController();
           const slow = p.rt.call(envelope('test.reason', {}, { task_id: 'holder' }), { signal: holder.signal });
-          await new Promise((r) => setTimeout(r, 50));
+          await until(() => p.rt.load.active === 1, 'the holder has the only slot');
           const expired = await p.rt.call(envelope('test.effect', { label: 'q1' }, { task_id: 'queued', deadline: soon(150) }), { signal: client.signal });
           assert.equal(expired.error?.code, 'deadline_expired');
           assert.equal(expired.error?.data['phase'], 'queue');
           const cancelled = p.rt.call(envelope('test.effect', { label: 'q2' }, { task_id: 'queued' }), { signal: client.signal });
-          await new Promise((r) => setTimeout(r, 50));
+          await until(() => p.rt.load.queued === 1, 'q2 waits in the queue');
           client.abort();
           const c = await cancelled;
           assert.equal(c.error?.code, 'cancelled');
@@ -131,7 +138,7 @@ test('however a call ends, its slot, budget reservation, scope and effect record
         task: 'sent',
         run: async (client) => {
           const pending = p.rt.call(envelope('test.effect', { label: 'sent', after_ms: 5_000 }, { task_id: 'sent', idempotency_key: 'sent' }), { signal: client.signal });
-          await new Promise((r) => setTimeout(r, 100));
+          await until(() => ledgerLines(p.ledger).includes('sent'), 'the effect was sent');
           client.abort();
           const r = await pending;
           assert.equal(r.status, 'cancelled');
@@ -143,7 +150,7 @@ test('however a call ends, its slot, budget reservation, scope and effect record
         task: 'cancelled-task',
         run: async (client) => {
           const pending = p.rt.call(envelope('test.effect', { label: 'tc', before_ms: 5_000 }, { task_id: 'cancelled-task' }), { signal: client.signal });
-          await new Promise((r) => setTimeout(r, 100));
+          await until(() => p.rt.load.active === 1, 'the call runs');
           p.rt.cancelTask('cancelled-task');
           const r = await pending;
           assert.equal(r.status, 'cancelled');
