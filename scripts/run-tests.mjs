@@ -77,7 +77,10 @@ if (interrupted !== null) {
   cluster?.stop();
   process.exit(130);
 }
-child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { stdio: 'inherit', env });
+// Test files run side by side (most of a file's time is waiting on processes, fsync and
+// servers, not CPU): TOOLGATE_TEST_CONCURRENCY, default 3. Tests do not assume they run alone.
+const concurrency = Number(process.env['TOOLGATE_TEST_CONCURRENCY'] ?? 3);
+child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], { stdio: 'inherit', env });
 child.on('error', (e) => {
   console.error(`cannot run the tests: ${e.message}`);
   cluster?.stop();
