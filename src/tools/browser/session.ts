@@ -1,0 +1,205 @@
+// One task's browser: a jailed Chromium (jail.ts) with a fresh profile under the state dir, its
+// network through an authorizing proxy (sandbox/net-proxy: the grant's hosts, addresses resolved
+// once, classified and pinned, metadata and private ranges refused unless named), and the page
+// state effects are checked against (tabs, frames, navigation generations, snapshots).
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Frame, type Page, type Route } from 'playwright-core';
+import { ToolgateError } from '../../protocol/index.js';
+import type { Recheck } from '../../registry/index.js';
+import type { DestinationGrant, HostResolver } from '../../resources/index.js';
+import { NetProxy, type NetworkReport } from '../../sandbox/index.js';
+import { chromiumArgs, jailArgs, JAIL_BRIDGE_SOURCE, launcherScript } from './jail.js';
+import { SnapshotStore } from './snapshots.js';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+export const BWRAP_PATH = '/usr/bin/bwrap';
+const LAUNCH_TIMEOUT_MS = 60_000;
+
+export interface LaunchOptions {
+  readonly grant: DestinationGrant;
+  readonly resolver: HostResolver;
+  /** The runtime's state dir: the session lives beneath it and it is hidden from the browser. */
+  readonly stateDir: string;
+  /** Hidden from the browser as well (the workspace). */
+  readonly hidden: readonly string[];
+  readonly chromium?: string;
+}
+
+/** What decides a main-frame navigation to an origin not decided yet: the running call's recheck. */
+export type OriginCheck = (url: URL) => Promise<Recheck>;
+
+export class BrowserSession {
+  readonly dir: string;
+  readonly profileDir: string;
+  readonly downloadsDir: string;
+  readonly snapshots = new SnapshotStore();
+  /** Origins a decision allowed (open, navigate, a recheck): main-frame navigations elsewhere need one. */
+  readonly origins = new Set<string>();
+  /** Set by an approved submission or upload for the length of its call: requests other than GET/HEAD pass only then. */
+  writeWindow = false;
+  /** The running call's recheck, when a call is running. */
+  originCheck: OriginCheck | null = null;
+  /** Requests refused by the page guard (not the proxy): method or origin. */
+  readonly guardRefusals: { readonly method: string; readonly url: string; readonly reason: 'method' | 'origin' }[] = [];
+  readonly #context: BrowserContext;
+  readonly #proxy: NetProxy;
+  readonly #tabs = new Map<string, Page>();
+  readonly #tabIds = new WeakMap<Page, string>();
+  readonly #frameIds = new WeakMap<Frame, string>();
+  readonly #generations = new WeakMap<Frame, number>();
+  #nextTab = 1;
+  #nextFrame = 1;
+  #closed: Promise<void> | null = null;
+
+  private constructor(dir: string, context: BrowserContext, proxy: NetProxy) {
+    this.dir = dir;
+    this.profileDir = join(dir, 'profile');
+    this.downloadsDir = join(dir, 'downloads');
+    this.#context = context;
+    this.#proxy = proxy;
+    for (const p of context.pages()) this.#adopt(p);
+    context.on('page', (p) => this.#adopt(p));
+  }
+
+  static async launch(o: LaunchOptions): Promise<BrowserSession> {
+    const root = join(o.stateDir, 'browser');
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    const dir = mkdtempSync(join(root, 'session-'));
+    let proxy: NetProxy | null = null;
+    try {
+      mkdirSync(join(dir, 'profile'));
+      mkdirSync(join(dir, 'downloads'));
+      proxy = await NetProxy.start({ grant: o.grant, resolver: o.resolver });
+      const bridgeFile = join(dir, 'bridge.cjs');
+      writeFileSync(bridgeFile, JAIL_BRIDGE_SOURCE);
+      const script = join(dir, 'chromium.sh');
+      const args = jailArgs({ sessionDir: dir, proxyDir: proxyDirOf(proxy), bridgeFile, hidden: [o.stateDir, ...o.hidden], node: process.execPath, chromium: o.chromium ?? CHROMIUM_PATH });
+      writeFileSync(script, launcherScript(BWRAP_PATH, args));
+      chmodSync(script, 0o700);
+      const context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+        executablePath: script,
+        headless: true,
+        args: chromiumArgs(),
+        acceptDownloads: true,
+        downloadsPath: join(dir, 'downloads'),
+        timeout: LAUNCH_TIMEOUT_MS,
+        // The runtime owns the browser's life: Playwright must not add its own signal handlers.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        env: {},
+        permissions: [],
+        serviceWorkers: 'block',
+      });
+      const session = new BrowserSession(dir, context, proxy);
+      await context.route('**/*', (route) => session.#guard(route));
+      return session;
+    } catch (e) {
+      await proxy?.close();
+      rmSync(dir, { recursive: true, force: true });
+      if (ToolgateError.isInstance(e)) throw e;
+      throw new ToolgateError('execution_failed', `Chromium could not start: ${(e as Error).message.split('\n')[0] ?? ''}`, { reason: 'browser_launch_failed', exit_code: null }, { cause: e });
+    }
+  }
+
+  get closed(): boolean {
+    return this.#closed !== null;
+  }
+
+  /** What the proxy saw: every connection, allowed or refused. */
+  network(): NetworkReport {
+    return this.#proxy.report();
+  }
+
+  tabs(): { id: string; page: Page }[] {
+    return [...this.#tabs].filter(([, p]) => !p.isClosed()).map(([id, page]) => ({ id, page }));
+  }
+
+  tab(id: string): Page | undefined {
+    const p = this.#tabs.get(id);
+    return p && !p.isClosed() ? p : undefined;
+  }
+
+  tabId(page: Page): string {
+    return this.#tabIds.get(page) ?? this.#adopt(page);
+  }
+
+  async newTab(): Promise<{ id: string; page: Page }> {
+    const page = await this.#context.newPage();
+    return { id: this.tabId(page), page };
+  }
+
+  frameId(frame: Frame): string {
+    let id = this.#frameIds.get(frame);
+    if (id === undefined) {
+      id = `f${this.#nextFrame++}`;
+      this.#frameIds.set(frame, id);
+    }
+    return id;
+  }
+
+  /** How many times the frame has navigated (committed a new document) since the session saw it. */
+  generation(frame: Frame): number {
+    return this.#generations.get(frame) ?? 0;
+  }
+
+  #adopt(page: Page): string {
+    const known = this.#tabIds.get(page);
+    if (known !== undefined) return known;
+    const id = `t${this.#nextTab++}`;
+    this.#tabIds.set(page, id);
+    this.#tabs.set(id, page);
+    page.on('framenavigated', (f) => this.#generations.set(f, (this.#generations.get(f) ?? 0) + 1));
+    page.on('close', () => this.#tabs.delete(id));
+    return id;
+  }
+
+  /**
+   * Every request the page makes passes here before the proxy: only GET/HEAD/OPTIONS unless an
+   * approved submission's call is running, and a main-frame navigation to an origin no decision
+   * allowed goes to the running call's recheck (none running: refused). Redirects are not routed
+   * (Playwright): the proxy authorizes each hop, and the effect tools recheck the origin they end on.
+   */
+  async #guard(route: Route): Promise<void> {
+    const req = route.request();
+    const method = req.method();
+    if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS' && !this.writeWindow) {
+      this.guardRefusals.push({ method, url: req.url().slice(0, 512), reason: 'method' });
+      return route.abort('blockedbyclient');
+    }
+    if (req.isNavigationRequest() && req.frame().parentFrame() === null) {
+      let url: URL;
+      try {
+        url = new URL(req.url());
+      } catch {
+        return route.abort('blockedbyclient');
+      }
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && !this.origins.has(url.origin)) {
+        const check = this.originCheck;
+        const allowed = check ? (await check(url).catch(() => null))?.outcome === 'allow' : false;
+        if (!allowed) {
+          this.guardRefusals.push({ method, url: req.url().slice(0, 512), reason: 'origin' });
+          return route.abort('blockedbyclient');
+        }
+        this.origins.add(url.origin);
+      }
+    }
+    return route.continue();
+  }
+
+  /** Closes Chromium (the jail's pid namespace ends with it), the proxy, and removes the profile. Idempotent. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      this.snapshots.clear();
+      await this.#context.close().catch(() => undefined);
+      await this.#proxy.close();
+      rmSync(this.dir, { recursive: true, force: true });
+    })();
+    return this.#closed;
+  }
+}
+
+function proxyDirOf(proxy: NetProxy): string {
+  return proxy.socketPath.slice(0, proxy.socketPath.lastIndexOf('/'));
+}
