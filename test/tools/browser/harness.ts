@@ -8,7 +8,12 @@ import { createRuntime, type Runtime, type RuntimeOptions } from '../../../src/r
 import { tempDirs } from '../../support/fixtures.js';
 
 export const HOST = '127.0.0.1';
-export const POLICY = `permit (principal, action, resource is Toolgate::Host);\npermit (principal, action, resource is Toolgate::Tool);\npermit (principal, action, resource is Toolgate::Path);`;
+// The last rule is the default policy's `default.manifest-approval`: a tool that says a call needs approval (a form submission) gets it asked.
+export const POLICY = `permit (principal, action, resource is Toolgate::Host);
+permit (principal, action, resource is Toolgate::Tool);
+permit (principal, action, resource is Toolgate::Path);
+@approval("required")
+permit (principal, action, resource) when { context has approval_required && context.approval_required };`;
 
 export function grant(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { tools: ['*'], effects: ['read', 'network', 'send'], hosts: [HOST], private_addresses: [HOST], read: ['**'], ...extra };
