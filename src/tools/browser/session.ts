@@ -4,7 +4,7 @@
 // state effects are checked against (tabs, frames, navigation generations, snapshots).
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Frame, type Page, type Route } from 'playwright-core';
+import { chromium, type BrowserContext, type Frame, type Page, type Request, type Route } from 'playwright-core';
 import { ToolgateError } from '../../protocol/index.js';
 import type { Recheck } from '../../registry/index.js';
 import type { DestinationGrant, HostResolver } from '../../resources/index.js';
@@ -51,6 +51,7 @@ export class BrowserSession {
   #nextTab = 1;
   #nextFrame = 1;
   #closed: Promise<void> | null = null;
+  #initial: Page | null;
 
   private constructor(dir: string, context: BrowserContext, proxy: NetProxy) {
     this.dir = dir;
@@ -59,6 +60,7 @@ export class BrowserSession {
     this.#context = context;
     this.#proxy = proxy;
     for (const p of context.pages()) this.#adopt(p);
+    this.#initial = context.pages()[0] ?? null;
     context.on('page', (p) => this.#adopt(p));
   }
 
@@ -93,7 +95,8 @@ export class BrowserSession {
         serviceWorkers: 'block',
       });
       const session = new BrowserSession(dir, context, proxy);
-      await context.route('**/*', (route) => session.#guard(route));
+      // A guard that fails refuses: the request is aborted, never let through unchecked.
+      await context.route('**/*', (route) => session.#guard(route).catch(() => route.abort('blockedbyclient').catch(() => undefined)));
       return session;
     } catch (e) {
       await proxy?.close();
@@ -126,7 +129,10 @@ export class BrowserSession {
   }
 
   async newTab(): Promise<{ id: string; page: Page }> {
-    const page = await this.#context.newPage();
+    // The persistent context starts with one blank page: the first tab asked for is that one.
+    const initial = this.#initial;
+    this.#initial = null;
+    const page = initial && !initial.isClosed() ? initial : await this.#context.newPage();
     return { id: this.tabId(page), page };
   }
 
@@ -168,7 +174,7 @@ export class BrowserSession {
       this.guardRefusals.push({ method, url: req.url().slice(0, 512), reason: 'method' });
       return route.abort('blockedbyclient');
     }
-    if (req.isNavigationRequest() && req.frame().parentFrame() === null) {
+    if (req.isNavigationRequest() && isMainFrame(req)) {
       let url: URL;
       try {
         url = new URL(req.url());
@@ -197,6 +203,15 @@ export class BrowserSession {
       rmSync(this.dir, { recursive: true, force: true });
     })();
     return this.#closed;
+  }
+}
+
+/** A popup's first navigation is issued before its frame exists (Playwright throws for frame()): a new main frame. */
+function isMainFrame(req: Request): boolean {
+  try {
+    return req.frame().parentFrame() === null;
+  } catch {
+    return true;
   }
 }
 
