@@ -45,14 +45,19 @@ export async function runEffect<X extends object>(
       if (decision?.outcome === 'allow') session.origins.add(origin);
       else refusedOrigin = origin;
     }
-    if (refusedOrigin !== null) await page.goto('about:blank').catch(() => undefined);
+    // A main-frame navigation the guard refused for its origin: the effect went somewhere this call has no decision for.
+    const guarded = session.guardRefusals.slice(mark.guard).find((g) => g.reason === 'origin');
+    if (refusedOrigin === null && guarded) {
+      refusedOrigin = originOf(guarded.url) ?? guarded.url;
+      decision = guarded.decision ?? null;
+    } else if (refusedOrigin !== null) await page.goto('about:blank').catch(() => undefined);
     const after = await pageState(session, page, page.isClosed() || snapshot.frame.isDetached() ? page.mainFrame() : snapshot.frame.parentFrame() === null ? page.mainFrame() : snapshot.frame);
     const shot = await screenshotArtifact(page, ctx.artifacts);
     const refusals = refusalsSince(session, mark);
     const evidence = { page_before: before, page_after: after, screenshot: shot?.digest ?? null, refusals, locator: locatorKey(ctx.args.target) };
     const all = [...artifacts, ...(shot ? [shot] : [])];
     if (refusedOrigin !== null) {
-      const error = new ToolgateError('policy_denied', `the effect led the page to ${refusedOrigin}, an origin this call's decision does not cover; the tab was blanked (navigate there to ask for it)`, {
+      const error = new ToolgateError('policy_denied', `the effect led the page to ${refusedOrigin}, an origin this call's decision does not cover; not followed (browser.navigate there to ask for it)`, {
         reasons: decision?.reasons ?? ['no decision could be made mid-call'],
         determining: decision?.determining ?? [],
         policy_version: decision?.policy_version ?? '',

@@ -29,6 +29,14 @@ export interface LaunchOptions {
 /** What decides a main-frame navigation to an origin not decided yet: the running call's recheck. */
 export type OriginCheck = (url: URL) => Promise<Recheck>;
 
+/** A request the page guard refused; for an origin, the decision that refused it (null: no call was running). */
+export interface GuardRefusal {
+  readonly method: string;
+  readonly url: string;
+  readonly reason: 'method' | 'origin';
+  readonly decision?: Recheck | null;
+}
+
 export class BrowserSession {
   readonly dir: string;
   readonly profileDir: string;
@@ -41,7 +49,7 @@ export class BrowserSession {
   /** The running call's recheck, when a call is running. */
   originCheck: OriginCheck | null = null;
   /** Requests refused by the page guard (not the proxy): method or origin. */
-  readonly guardRefusals: { readonly method: string; readonly url: string; readonly reason: 'method' | 'origin' }[] = [];
+  readonly guardRefusals: GuardRefusal[] = [];
   readonly #context: BrowserContext;
   readonly #proxy: NetProxy;
   readonly #tabs = new Map<string, Page>();
@@ -183,9 +191,9 @@ export class BrowserSession {
       }
       if ((url.protocol === 'http:' || url.protocol === 'https:') && !this.origins.has(url.origin)) {
         const check = this.originCheck;
-        const allowed = check ? (await check(url).catch(() => null))?.outcome === 'allow' : false;
-        if (!allowed) {
-          this.guardRefusals.push({ method, url: req.url().slice(0, 512), reason: 'origin' });
+        const decision = check ? await check(url).catch(() => null) : null;
+        if (decision?.outcome !== 'allow') {
+          this.guardRefusals.push({ method, url: req.url().slice(0, 512), reason: 'origin', decision });
           return route.abort('blockedbyclient');
         }
         this.origins.add(url.origin);

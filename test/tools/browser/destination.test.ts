@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { envelope } from '../../support/fixtures.js';
-import { browserRuntime, html, Site, type BrowserRuntime } from './harness.js';
+import { browserRuntime, grant, HOST, html, POLICY, Site, type BrowserRuntime } from './harness.js';
 
 describe('browser: destinations', () => {
   let site: Site;
@@ -45,5 +45,81 @@ describe('browser: destinations', () => {
     const r = await h.rt.call(envelope('browser.open', { url: 'http://169.254.169.254/latest/meta-data/' }));
     assert.equal(r.error?.code, 'destination_refused');
     assert.equal(r.error?.data['reason'], 'host_not_granted');
+  });
+});
+
+describe('browser: a new origin needs a decision (grant ∧ Cedar)', () => {
+  const OTHER = '127.0.0.4';
+  let site: Site;
+  let other: Site;
+  let h: BrowserRuntime;
+  before(async () => {
+    other = await Site.start({ '/': html('<h1>forbidden origin</h1>') }, OTHER);
+    site = await Site.start({
+      '/': html(`<a href="${other.origin}/">Elsewhere</a><a href="/bounce">Bounce</a>`),
+      '/bounce': (_q, res) => res.writeHead(302, { location: `${other.origin}/` }).end(),
+    });
+    // Both hosts granted; Cedar forbids the other one.
+    h = await browserRuntime({
+      grant: grant({ hosts: [HOST, OTHER], private_addresses: [HOST, OTHER] }) as never,
+      policies: [{ name: 'browser.cedar', text: `${POLICY}\nforbid (principal, action, resource is Toolgate::Host) when { resource.host == "${OTHER}" };` }],
+    });
+  });
+  after(async () => {
+    await h.done();
+    await site.close();
+    await other.close();
+  });
+
+  it('a link to a granted host that Cedar forbids: the navigation is refused before it is sent (0 requests), the click is policy_denied', async () => {
+    const open = await h.rt.call(envelope('browser.open', { url: `${site.origin}/` }));
+    const tab = (open.result as { page: { tab: string } }).page.tab;
+    const s = (await h.rt.call(envelope('browser.snapshot', { tab }))).result as { snapshot_id: string };
+    const r = await h.rt.call(envelope('browser.click', { snapshot_id: s.snapshot_id, target: { role: 'link', name: 'Elsewhere' } }));
+    assert.equal(r.status, 'denied', JSON.stringify(r.result));
+    assert.equal(r.error?.code, 'policy_denied');
+    assert.equal(other.requests.length, 0);
+    // Chromium shows its own error page for a blocked navigation; never the forbidden origin's.
+    assert.ok(!(r.evidence as { page_after: { url: string } }).page_after.url.startsWith(other.origin));
+  });
+
+  it('a redirect to that host during a click: denied and the tab blanked (the hop itself passed the grant check of the proxy)', async () => {
+    const open = await h.rt.call(envelope('browser.open', { url: `${site.origin}/` }));
+    const tab = (open.result as { page: { tab: string } }).page.tab;
+    const s = (await h.rt.call(envelope('browser.snapshot', { tab }))).result as { snapshot_id: string };
+    const r = await h.rt.call(envelope('browser.click', { snapshot_id: s.snapshot_id, target: { role: 'link', name: 'Bounce' } }));
+    assert.equal(r.status, 'denied', JSON.stringify(r.result));
+    assert.equal(r.error?.code, 'policy_denied');
+    assert.equal((r.evidence as { page_after: { url: string } }).page_after.url, 'about:blank');
+  });
+
+  it('browser.navigate to the forbidden host is denied by the pipeline before Chromium is asked', async () => {
+    const open = await h.rt.call(envelope('browser.open', { url: `${site.origin}/` }));
+    const tab = (open.result as { page: { tab: string } }).page.tab;
+    const before = other.requests.length;
+    const r = await h.rt.call(envelope('browser.navigate', { tab, url: `${other.origin}/` }));
+    assert.equal(r.error?.code, 'policy_denied');
+    assert.equal(other.requests.length, before);
+  });
+});
+
+describe('browser: address classes behind a wildcard host grant', () => {
+  let site: Site;
+  let h: BrowserRuntime;
+  before(async () => {
+    site = await Site.start({ '/meta': (_q, res) => res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end() });
+    h = await browserRuntime({ grant: grant({ hosts: ['*'], private_addresses: [HOST] }) as never });
+  });
+  after(async () => {
+    await h.done();
+    await site.close();
+  });
+
+  it('hosts ["*"] does not reach the metadata address: the redirect is refused for its address class', async () => {
+    const r = await h.rt.call(envelope('browser.open', { url: `${site.origin}/meta` }));
+    assert.equal(r.status, 'denied');
+    assert.equal(r.error?.code, 'destination_refused');
+    assert.equal(r.error?.data['reason'], 'address_class');
+    assert.equal(r.error?.data['host'], '169.254.169.254');
   });
 });
