@@ -52,9 +52,17 @@ export function createBrowserOpen(deps: BrowserDeps): ToolDefinition<OpenArgs, N
     execute: (outer) =>
       asOutcome(outer, async (ctx) => {
         const task = ctx.task_id as string;
-        const session = await deps.sessions.open(task, () =>
-          BrowserSession.launch({ grant: ctx.prepared.grant, resolver: deps.resolver, stateDir: ctx.hidden_paths[0] ?? ctx.workspace.root, hidden: [ctx.workspace.root], ...(deps.chromium ? { chromium: deps.chromium } : {}) }),
-        );
+        // Cancelled while Chromium starts: the browser being started is ended as soon as it exists.
+        const onAbort = (): void => void deps.sessions.end(task);
+        ctx.signal.addEventListener('abort', onAbort, { once: true });
+        let session: BrowserSession;
+        try {
+          session = await deps.sessions.open(task, () =>
+            BrowserSession.launch({ grant: ctx.prepared.grant, resolver: deps.resolver, stateDir: ctx.hidden_paths[0] ?? ctx.workspace.root, hidden: [ctx.workspace.root], ...(deps.chromium ? { chromium: deps.chromium } : {}) }),
+          );
+        } finally {
+          ctx.signal.removeEventListener('abort', onAbort);
+        }
         return inCall(ctx as never, deps, session, async () => {
           const { page } = await session.newTab();
           if (ctx.args.url === undefined) return { status: 'succeeded', result: { page: { tab: session.tabId(page), url: page.url(), generation: 0, a11y_digest: null }, status: null, tabs: session.tabs().map((t) => t.id) } };

@@ -80,7 +80,8 @@ export class BrowserSession {
     try {
       mkdirSync(join(dir, 'profile'));
       mkdirSync(join(dir, 'downloads'));
-      proxy = await NetProxy.start({ grant: o.grant, resolver: o.resolver });
+      // One proxy for the browser's life: its connection bound is the session's, and up to 10k are itemized in evidence.
+      proxy = await NetProxy.start({ grant: o.grant, resolver: o.resolver, limits: { maxConnections: 1_000_000, recorded: 10_000 } });
       const bridgeFile = join(dir, 'bridge.cjs');
       writeFileSync(bridgeFile, JAIL_BRIDGE_SOURCE);
       const script = join(dir, 'chromium.sh');

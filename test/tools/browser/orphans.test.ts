@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { envelope, tempDirs } from '../../support/fixtures.js';
 import { browserRuntime, html, processesMentioning, Site, until, type BrowserRuntime } from './harness.js';
@@ -28,6 +29,18 @@ describe('browser: no orphaned Chromium', () => {
     const ac = new AbortController();
     const pending = h.rt.call(envelope('browser.navigate', { tab, url: `${site.origin}/hang` }), { signal: ac.signal });
     await until(() => site.requests.some((r) => r.url === '/hang'));
+    ac.abort();
+    const r = await pending;
+    assert.equal(r.status, 'cancelled');
+    assert.ok(await until(() => processesMentioning(h.state).length === 0), `left: ${processesMentioning(h.state).join(',')}`);
+    assert.ok(await until(() => readdirSync(join(h.state, 'browser')).length === 0), 'the profile is removed with the browser');
+  });
+
+  it('cancelling browser.open while Chromium starts: the browser is ended once it exists, 0 processes', async () => {
+    const ac = new AbortController();
+    const pending = h.rt.call(envelope('browser.open', { url: `${site.origin}/` }, { task_id: 'task-cancel-open' }), { signal: ac.signal });
+    // Abort once the jail is up (its processes name the state dir), before or while the page loads.
+    await until(() => processesMentioning(h.state).length > 0);
     ac.abort();
     const r = await pending;
     assert.equal(r.status, 'cancelled');
