@@ -1,9 +1,9 @@
 // One effect on a page element, the same way for click, type, select, download and upload:
 // re-check the snapshot against the live page (live-check.ts), act on the checked node, then
 // record where the page ended (URL, generation, digest, a screenshot artifact) and what the guard
-// or the proxy refused meanwhile. A main-frame navigation the effect caused to an origin no
-// decision allowed (a redirect is not routed past the guard) is rechecked; refused, the tab is
-// blanked and the call is denied.
+// or the proxy refused meanwhile. An effect whose main-frame navigation went to a host no
+// decision covered (the guard refused it, or the proxy refused a redirect hop there and the tab
+// shows the proxy's answer) is rechecked; refused, the tab is blanked and the call is denied.
 import type { ArtifactRef } from '../../protocol/index.js';
 import { ToolgateError } from '../../protocol/index.js';
 import type { ExecuteContext, Recheck, ToolOutcome } from '../../registry/index.js';
@@ -40,13 +40,13 @@ export async function runEffect<X extends object>(
     const origin = originOf(page.isClosed() ? '' : page.url());
     let refusedOrigin: string | null = null;
     let decision: Recheck | null = null;
-    if (origin !== null && !session.origins.has(origin)) {
+    if (origin !== null && !session.decided.has(origin)) {
       decision = session.originCheck ? await session.originCheck(new URL(origin)) : null;
-      if (decision?.outcome === 'allow') session.origins.add(origin);
+      if (decision?.outcome === 'allow') session.decided.allow(origin);
       else refusedOrigin = origin;
     }
     // A main-frame navigation the guard refused for its origin: the effect went somewhere this call has no decision for.
-    const guarded = session.guardRefusals.slice(mark.guard).find((g) => g.reason === 'origin');
+    const guarded = session.guardRefusals.slice(mark.guard).find((g) => g.reason === 'origin' && g.navigation);
     if (refusedOrigin === null && guarded) {
       refusedOrigin = originOf(guarded.url) ?? guarded.url;
       decision = guarded.decision ?? null;

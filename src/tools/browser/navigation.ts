@@ -10,7 +10,7 @@ import type { BrowserSession } from './session.js';
 
 export async function loadUrl(session: BrowserSession, page: Page, url: string, signal: AbortSignal): Promise<ToolOutcome<NavResult>> {
   const before = await pageState(session, page);
-  session.origins.add(new URL(url).origin);
+  session.decided.allow(url);
   const mark = session.network().connections.length;
   const response = await page.goto(url, { timeout: BROWSER_TIMEOUT_MS, waitUntil: 'load', signal } as Parameters<Page['goto']>[1]).catch(async (e: unknown) => {
     signal.throwIfAborted();

@@ -11,6 +11,7 @@ import type { DestinationGrant, HostResolver } from '../../resources/index.js';
 import { NetProxy, type NetworkReport } from '../../sandbox/index.js';
 import { chromiumArgs, jailArgs, JAIL_BRIDGE_SOURCE, launcherScript } from './jail.js';
 import { SnapshotStore } from './snapshots.js';
+import { DecidedHosts } from './decided-hosts.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const BWRAP_PATH = '/usr/bin/bwrap';
@@ -34,6 +35,8 @@ export interface GuardRefusal {
   readonly method: string;
   readonly url: string;
   readonly reason: 'method' | 'origin';
+  /** A main-frame navigation (the effect went elsewhere), not a subresource. */
+  readonly navigation: boolean;
   readonly decision?: Recheck | null;
 }
 
@@ -42,8 +45,8 @@ export class BrowserSession {
   readonly profileDir: string;
   readonly downloadsDir: string;
   readonly snapshots = new SnapshotStore();
-  /** Origins a decision allowed (open, navigate, a recheck): main-frame navigations elsewhere need one. */
-  readonly origins = new Set<string>();
+  /** Hosts a decision allowed (open, navigate, a recheck): requests elsewhere need one. */
+  readonly decided: DecidedHosts;
   /** Set by an approved submission or upload for the length of its call: requests other than GET/HEAD pass only then. */
   writeWindow = false;
   /** The running call's recheck, when a call is running. */
@@ -61,8 +64,9 @@ export class BrowserSession {
   #closed: Promise<void> | null = null;
   #initial: Page | null;
 
-  private constructor(dir: string, context: BrowserContext, proxy: NetProxy) {
+  private constructor(dir: string, context: BrowserContext, proxy: NetProxy, decided: DecidedHosts) {
     this.dir = dir;
+    this.decided = decided;
     this.profileDir = join(dir, 'profile');
     this.downloadsDir = join(dir, 'downloads');
     this.#context = context;
@@ -77,11 +81,12 @@ export class BrowserSession {
     mkdirSync(root, { recursive: true, mode: 0o700 });
     const dir = mkdtempSync(join(root, 'session-'));
     let proxy: NetProxy | null = null;
+    const decided = new DecidedHosts();
     try {
       mkdirSync(join(dir, 'profile'));
       mkdirSync(join(dir, 'downloads'));
       // One proxy for the browser's life: its connection bound is the session's, and up to 10k are itemized in evidence.
-      proxy = await NetProxy.start({ grant: o.grant, resolver: o.resolver, limits: { maxConnections: 1_000_000, recorded: 10_000 } });
+      proxy = await NetProxy.start({ grant: decided.gate(o.grant), resolver: o.resolver, limits: { maxConnections: 1_000_000, recorded: 10_000 } });
       const bridgeFile = join(dir, 'bridge.cjs');
       writeFileSync(bridgeFile, JAIL_BRIDGE_SOURCE);
       const script = join(dir, 'chromium.sh');
@@ -103,7 +108,7 @@ export class BrowserSession {
         permissions: [],
         serviceWorkers: 'block',
       });
-      const session = new BrowserSession(dir, context, proxy);
+      const session = new BrowserSession(dir, context, proxy, decided);
       // A guard that fails refuses: the request is aborted, never let through unchecked.
       await context.route('**/*', (route) => session.#guard(route).catch(() => route.abort('blockedbyclient').catch(() => undefined)));
       return session;
@@ -172,33 +177,26 @@ export class BrowserSession {
 
   /**
    * Every request the page makes passes here before the proxy: only GET/HEAD/OPTIONS unless an
-   * approved submission's call is running, and a main-frame navigation to an origin no decision
-   * allowed goes to the running call's recheck (none running: refused). Redirects are not routed
-   * (Playwright): the proxy authorizes each hop, and the effect tools recheck the origin they end on.
+   * approved submission's call is running, and a request to a host no decision allowed goes to
+   * the running call's recheck (grant ∧ policy for that host; none running: refused). Redirect
+   * hops are not routed (Playwright): the proxy refuses those to undecided hosts (decided-hosts.ts).
    */
   async #guard(route: Route): Promise<void> {
     const req = route.request();
     const method = req.method();
     if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS' && !this.writeWindow) {
-      this.guardRefusals.push({ method, url: req.url().slice(0, 512), reason: 'method' });
+      this.guardRefusals.push({ method, url: req.url().slice(0, 512), reason: 'method', navigation: req.isNavigationRequest() && isMainFrame(req) });
       return route.abort('blockedbyclient');
     }
-    if (req.isNavigationRequest() && isMainFrame(req)) {
-      let url: URL;
-      try {
-        url = new URL(req.url());
-      } catch {
+    const url = req.url();
+    if (/^https?:/i.test(url) && !this.decided.has(url)) {
+      const check = this.originCheck;
+      const decision = check ? await check(new URL(url)).catch(() => null) : null;
+      if (decision?.outcome !== 'allow') {
+        this.guardRefusals.push({ method, url: url.slice(0, 512), reason: 'origin', navigation: req.isNavigationRequest() && isMainFrame(req), decision });
         return route.abort('blockedbyclient');
       }
-      if ((url.protocol === 'http:' || url.protocol === 'https:') && !this.origins.has(url.origin)) {
-        const check = this.originCheck;
-        const decision = check ? await check(url).catch(() => null) : null;
-        if (decision?.outcome !== 'allow') {
-          this.guardRefusals.push({ method, url: req.url().slice(0, 512), reason: 'origin', decision });
-          return route.abort('blockedbyclient');
-        }
-        this.origins.add(url.origin);
-      }
+      this.decided.allow(url);
     }
     return route.continue();
   }

@@ -83,7 +83,7 @@ describe('browser: a new origin needs a decision (grant ∧ Cedar)', () => {
     assert.ok(!(r.evidence as { page_after: { url: string } }).page_after.url.startsWith(other.origin));
   });
 
-  it('a redirect to that host during a click: denied and the tab blanked (the hop itself passed the grant check of the proxy)', async () => {
+  it('a redirect to that host during a click: the hop is refused by the proxy (0 requests), the click denied and the tab blanked', async () => {
     const open = await h.rt.call(envelope('browser.open', { url: `${site.origin}/` }));
     const tab = (open.result as { page: { tab: string } }).page.tab;
     const s = (await h.rt.call(envelope('browser.snapshot', { tab }))).result as { snapshot_id: string };
@@ -91,6 +91,7 @@ describe('browser: a new origin needs a decision (grant ∧ Cedar)', () => {
     assert.equal(r.status, 'denied', JSON.stringify(r.result));
     assert.equal(r.error?.code, 'policy_denied');
     assert.equal((r.evidence as { page_after: { url: string } }).page_after.url, 'about:blank');
+    assert.equal(other.requests.length, 0, 'the redirect hop never reached the forbidden host');
   });
 
   it('browser.navigate to the forbidden host is denied by the pipeline before Chromium is asked', async () => {
@@ -115,11 +116,16 @@ describe('browser: address classes behind a wildcard host grant', () => {
     await site.close();
   });
 
-  it('hosts ["*"] does not reach the metadata address: the redirect is refused for its address class', async () => {
+  it('hosts ["*"] does not reach the metadata address: named directly it is refused for its address class, by redirect the proxy refuses it', async () => {
+    const direct = await h.rt.call(envelope('browser.open', { url: 'http://169.254.169.254/latest/meta-data/' }));
+    assert.equal(direct.error?.code, 'destination_refused');
+    assert.equal(direct.error?.data['reason'], 'address_class');
+    assert.equal(direct.error?.data['class'], 'metadata');
     const r = await h.rt.call(envelope('browser.open', { url: `${site.origin}/meta` }));
     assert.equal(r.status, 'denied');
     assert.equal(r.error?.code, 'destination_refused');
-    assert.equal(r.error?.data['reason'], 'address_class');
     assert.equal(r.error?.data['host'], '169.254.169.254');
+    const refused = (r.evidence as { refused: { address: string | null }[] }).refused;
+    assert.ok(refused.length > 0 && refused.every((c) => c.address === null), 'no address was connected to');
   });
 });
