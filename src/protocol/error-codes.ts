@@ -65,6 +65,8 @@ export const ERROR_CODES = [
   'ownership_conflict',
   'invalid_task_result',
   'task_state',
+  // browser tools: the page changed since the snapshot an effect was planned on
+  'stale_page_state',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -435,6 +435,19 @@ export interface ErrorDataByCode {
    * @status failed
    */
   task_state: { readonly task_id: string; readonly state: string; readonly reason: 'not_terminal' | 'not_running' | 'not_completed' | 'not_in_tree' | 'not_ancestor' | 'no_task_store' };
+  /**
+   * A browser effect (click, type, select, upload, download) planned on a snapshot that no longer matches the live page: the tab or frame is gone or replaced, the URL or navigation generation moved, the element named by the locator is not the one the snapshot saw, or the locator now matches no element or several; nothing was done (docs/browser.md).
+   * @stage execute
+   * @status failed
+   */
+  stale_page_state: {
+    readonly reason: 'unknown_snapshot' | 'not_in_snapshot' | 'tab' | 'frame' | 'url' | 'generation' | 'missing' | 'ambiguous' | 'element_identity';
+    readonly snapshot_id: string;
+    readonly tab: string | null;
+    readonly locator: string | null;
+    readonly expected: string | number | null;
+    readonly actual: string | number | null;
+  };
 }
 
 /** Plain JSON data carried by an error whose code is not known statically (a receipt read back, a re-wrapped body). */

@@ -53,6 +53,7 @@ export function statusOf(code: ErrorCode): CallStatus {
     case 'deadlock':
     case 'invalid_task_result':
     case 'task_state':
+    case 'stale_page_state':
       return 'failed';
   }
 }

@@ -17,6 +17,7 @@ import { configureDestinations, connectorSecretValues } from './http-request/con
 import { createGitPush, type GitRemoteOptions } from './git-remote/push.js';
 import { createGitFetch } from './git-remote/fetch.js';
 import { configureRemotes, gitConnectorSecretValues } from './git-remote/config.js';
+import { createBrowserTools } from './browser/index.js';
 
 export { httpConnectorSchema, type HttpConnectorConfig } from './http-request/config.js';
 export type { HttpRequestOptions } from './http-request/tool.js';
@@ -51,6 +52,7 @@ export function builtinTools(o: { toolchains?: ToolchainConfig; sessionIdleMs?: 
     anyTool(createHttpRequest(o.http ?? {})),
     // One configuration read for both: the same remotes, the same credentials.
     ...gitRemoteTools(o.git ?? {}),
+    ...createBrowserTools(o.http?.resolver ? { resolver: o.http.resolver } : {}).tools,
   ];
   for (const t of tools) if (t.undoable) undoable.add(t.name);
   return tools;

@@ -90,6 +90,8 @@ export function errorDetailLines(error: ErrorBody, tool: string): string[] {
     }
     case 'stale_continuation':
       return ['the file changed since the previous page: read again without the continuation'];
+    case 'stale_page_state':
+      return [`the page changed since snapshot ${str(data['snapshot_id']) ?? '?'} (${str(data['reason']) ?? '?'}): take browser.snapshot again and plan on the new one`];
     case 'undo_conflict': {
       const changed = Array.isArray(data['changed']) ? data['changed'].map(String) : [];
       return changed.length > 0 ? [`changed since that receipt: ${listLines(changed, MAX_ITEMS).join(', ')}`] : [];
