@@ -41,6 +41,8 @@ export function shippedEntries(root: PackageRoot): string[] {
 /**
  * The dependency tree the package was built with: from `lockPath` when given (a checkout, or
  * `npm pack`), else from the manifest the package shipped (npm never ships package-lock.json).
+ * A package packed without its prepack step (`npm pack --ignore-scripts`) has neither: its tree
+ * is unknown, recorded as empty, and its digest covers its files only (docs/release.md).
  */
 export async function lockedDependencies(root: PackageRoot, lockPath?: string): Promise<LockedDependency[]> {
   if (lockPath !== undefined) return runtimeDependencies(JSON.parse(await readFile(lockPath, 'utf8')));
@@ -49,9 +51,7 @@ export async function lockedDependencies(root: PackageRoot, lockPath?: string): 
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  const shipped = await readShippedManifest(root);
-  if (shipped === null) throw new Error(`${root.dir} has neither package-lock.json nor ${RUNTIME_MANIFEST_PATH}: the dependency tree is unknown`);
-  return [...shipped.dependencies];
+  return [...((await readShippedManifest(root))?.dependencies ?? [])];
 }
 
 /** Computes the manifest from the files on disk now. */

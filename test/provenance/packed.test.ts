@@ -208,4 +208,21 @@ describe('a packed and installed package', () => {
       writeFileSync(path, text);
     }
   });
+
+  it('a package without its manifest (packed with --ignore-scripts) still runs, and --verify says it has nothing to verify against', () => {
+    const path = join(installed, 'dist/runtime-manifest.json');
+    const text = readFileSync(path, 'utf8');
+    unlinkSync(path);
+    try {
+      const plain = JSON.parse(toolgate('version', '--json').out) as { runtime_digest: string; shipped_digest: string | null };
+      assert.equal(plain.shipped_digest, null);
+      assert.match(plain.runtime_digest, /^sha256:[0-9a-f]{64}$/);
+      assert.notEqual(plain.runtime_digest, shippedDigest, 'the dependency tree is unknown: not the release digest');
+      const v = toolgate('version', '--verify');
+      assert.equal(v.code, 1);
+      assert.match(v.err, /has no shipped manifest/);
+    } finally {
+      writeFileSync(path, text);
+    }
+  });
 });
