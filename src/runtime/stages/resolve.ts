@@ -48,8 +48,7 @@ export class Resolver {
     let p = this.#pins.get(task);
     if (!p) {
       // The store keeps the first pin: an already-pinned task gets its own manifest back.
-      const manifest = await this.#tasks.pinTask(task, this.#registry.manifestFor(task, Date.now()));
-      const note = await this.#tasks.noteRuntime(task, this.#runtime.digest);
+      const [manifest, note] = await Promise.all([this.#tasks.pinTask(task, this.#registry.manifestFor(task, Date.now())), this.#tasks.noteRuntime(task, this.#runtime.digest)]);
       const changed = note.previous !== null && note.previous !== this.#runtime.digest ? { from: note.previous, to: this.#runtime.digest } : null;
       p = { manifest, news: note.previous === null || changed ? { first: note.previous === null, changed } : null };
       this.#pins.set(task, p);

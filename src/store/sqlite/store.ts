@@ -193,7 +193,8 @@ export class SqliteStore implements Store {
     return { task_id: row.task_id as TaskId, registry_revision: row.registry_revision as Digest, created_at: row.created_at, ...(runtime ? { runtime_digest: runtime } : {}) };
   }
   async noteRuntime(task: TaskId, digest: Digest): Promise<RuntimeNote> {
-    return this.#guard('record the task\'s runtime', () => this.#runtimes.note(task, digest));
+    // No fsync of its own: the receipt of the call that noted it syncs the WAL next (like advanceRevision).
+    return this.#guard('record the task\'s runtime', () => this.#relaxed(() => this.#runtimes.note(task, digest)));
   }
   async currentRevision(): Promise<number> {
     return this.#guard('read the revision', () => (this.#revision.get() as { revision: number }).revision);
