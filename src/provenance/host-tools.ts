@@ -21,7 +21,7 @@ export const HOST_TOOLS: readonly { readonly name: string; readonly commands: re
 ];
 
 /** A probe that takes longer than this is recorded without a version (a wedged binary must not hold a call). */
-const VERSION_TIMEOUT_MS = 10_000;
+const VERSION_TIMEOUT_MS = 5_000;
 
 function versionOf(file: string): Promise<string | null> {
   return new Promise((resolve) => {

@@ -1,7 +1,7 @@
 import type { ReceiptRetention } from './stages/bind.js';
 import { z } from 'zod';
 import { StartupError, ToolgateError, faultsOf, type Digest, type Receipt, type ReceiptId, type TaskId } from '../protocol/index.js';
-import { hostToolsOnce, runningRuntimeDigest } from '../provenance/index.js';
+import { hostToolsOnce, packageRootOf, runningRuntimeDigest } from '../provenance/index.js';
 import { PROFILE_NAMES, ProfileRunner, profileNamed, type Profile } from '../profiles/index.js';
 import { Registry, Rollout, type AnyTool, type RolloutConfig } from '../registry/index.js';
 import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
@@ -149,6 +149,19 @@ function rolloutOf(config: RolloutConfig | undefined): Rollout {
   }
 }
 
+/** The running package's runtime digest; an installation that cannot be read is a start-up error, not an unnamed runtime. */
+async function identify(): Promise<Digest> {
+  let root = '(the package of this module)';
+  try {
+    const pkg = packageRootOf();
+    root = pkg.dir;
+    return await runningRuntimeDigest(pkg);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new StartupError('invalid_install', `cannot read the installed package at ${root} to compute the runtime digest: ${(e as Error).message}`, { root, cause_code: typeof code === 'string' ? code : null }, { cause: e });
+  }
+}
+
 export class Runtime {
   readonly #parts: RuntimeParts;
   readonly #pipeline: Pipeline;
@@ -195,7 +208,7 @@ export class Runtime {
       });
       const artifacts = guarded('prepare the artifact store', stateDir, () => openArtifacts(opts.artifacts ?? { kind: 'state_dir' }, stateDir, { secrets }));
       const tokenKey = await continuationKey(store, stateDir);
-      const runtimeDigest = opts.runtimeDigest ?? (await runningRuntimeDigest());
+      const runtimeDigest = opts.runtimeDigest ?? (await identify());
       const receipts = store;
       const services: RuntimeServices = {
         workspace,
