@@ -3,7 +3,8 @@
 // every file the package ships with its sha256 and the lock's runtime dependency tree, with the
 // manifest's digest: the runtime_digest receipts of this package will name (docs/release.md).
 // `toolgate version --verify` checks an installation against it. Uses the built provenance
-// code, so the manifest is computed by the same code that recomputes it at run time.
+// code, so the manifest is computed by the same code that recomputes it at run time. It reports
+// on stderr: `npm pack --json` prints its answer on stdout, and prepack runs inside it.
 import { writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,4 +16,4 @@ const manifest = shippedForm(await computeManifest(pkg, join(root, 'package-lock
 const out = join(root, RUNTIME_MANIFEST_PATH);
 writeFileSync(`${out}.tmp`, JSON.stringify(manifest, null, 1) + '\n');
 renameSync(`${out}.tmp`, out);
-console.log(`${RUNTIME_MANIFEST_PATH}: ${manifest.files.length} files, ${manifest.dependencies.length} runtime dependencies, ${manifest.digest}`);
+console.error(`${RUNTIME_MANIFEST_PATH}: ${manifest.files.length} files, ${manifest.dependencies.length} runtime dependencies, ${manifest.digest}`);
