@@ -17,7 +17,7 @@ const root = import.meta.dirname;
 const layers = [
   ['protocol'],
   ['registry', 'policy', 'resources', 'redact'],
-  ['store', 'artifacts', 'sandbox'],
+  ['store', 'artifacts', 'sandbox', 'provenance'],
   ['tools', 'connectors', 'tasks', 'upstream'],
   ['profiles', 'runtime'],
   ['telemetry', 'server', 'ui', 'conformance', 'cli'],

@@ -12,6 +12,7 @@ import type { ChainReport } from '../store/index.js';
 import { checkWorkspace } from './startup-faults.js';
 import { storeChoice } from './store-choice.js';
 import { ToolgateError } from '../protocol/index.js';
+import { probeHostTools } from '../provenance/index.js';
 
 /** Checks whose failure leaves Toolgate unable to do its main job; the rest degrade. */
 const REQUIRED = new Set(['node', 'bubblewrap', 'namespace sandbox', 'state dir', 'sqlite', 'database', 'receipt chains']);
@@ -107,7 +108,9 @@ required check fails (node, bubblewrap, namespace sandbox, state dir, sqlite, an
 dir's database: PRAGMA integrity_check and the receipt chains of audit verify); cgroups, git
 and ripgrep only degrade features. With a PostgreSQL store (--store-url, TOOLGATE_STORE_URL or
 store in the configuration) the database check connects to it instead and reads its schema
-version and receipt chains, changing nothing.`,
+version and receipt chains, changing nothing. The host tools the runtime runs (bubblewrap,
+ripgrep, git, util-linux script, chromium) are listed with path, version and sha256
+(\`host_tools\` with --json), as a task's first receipt records them.`,
   async run(argv, io) {
     const { values } = parse(argv, { ...RUNTIME_OPTIONS, json: { type: 'boolean' } }, false);
     if (values.help) {
@@ -135,15 +138,18 @@ version and receipt chains, changing nothing.`,
       store.kind === 'postgres'
         ? await postgresChecks(store.url, stateDir, store.from)
         : [await sqliteCheck(), ...(stateCheck.ok ? await databaseChecks(stateDir) : [])];
-    const checks = [nodeCheck(), ...(await sandboxDoctor()), stateCheck, ...storeChecks];
+    const [sandbox, hostTools] = await Promise.all([sandboxDoctor(), probeHostTools()]);
+    const checks = [nodeCheck(), ...sandbox, stateCheck, ...storeChecks];
     const failed = checks.filter((c) => !c.ok && REQUIRED.has(c.name));
     if (values.json) {
-      io.out(JSON.stringify({ ok: failed.length === 0, checks: checks.map((c) => ({ ...c, required: REQUIRED.has(c.name) })) }, null, 2));
+      // host_tools: what the first receipt of each task records too (docs/release.md#host-tools).
+      io.out(JSON.stringify({ ok: failed.length === 0, checks: checks.map((c) => ({ ...c, required: REQUIRED.has(c.name) })), host_tools: hostTools }, null, 2));
     } else {
       for (const c of checks) {
         io.out(`${c.ok ? 'ok  ' : REQUIRED.has(c.name) ? 'FAIL' : 'warn'}  ${c.name.padEnd(28)} ${c.detail}`);
         if (!c.ok && c.fix) io.out(`      fix: ${c.fix}`);
       }
+      for (const t of hostTools) io.out(`tool  ${t.name.padEnd(28)} ${t.path === null ? 'not found' : `${t.resolved ?? t.path} ${t.version ?? '(no version)'} sha256:${t.sha256?.slice(0, 16) ?? '?'}…`}`);
     }
     return failed.length === 0 ? 0 : 1;
   },

@@ -12,10 +12,11 @@ import { doctorCommand } from './doctor.js';
 import { uiCommand } from './ui.js';
 import { conformanceCommand } from './conformance.js';
 import { taskCommand } from './task.js';
+import { versionCommand } from './version.js';
 import { UsageError, type Command, type Io } from './usage.js';
 
 /** The one list of commands. */
-export const COMMANDS: readonly Command[] = [serveCommand, callCommand, receiptsCommand, approvalsCommand, approveCommand, denyCommand, auditCommand, reconcileCommand, registryCommand, undoCommand, uiCommand, taskCommand, conformanceCommand, doctorCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, callCommand, receiptsCommand, approvalsCommand, approveCommand, denyCommand, auditCommand, reconcileCommand, registryCommand, undoCommand, uiCommand, taskCommand, conformanceCommand, doctorCommand, versionCommand];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

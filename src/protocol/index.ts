@@ -43,6 +43,8 @@ export {
   type RedactionNote,
   type PartialEffect,
   type BoundValue,
+  type RuntimeChange,
+  type HostToolRecord,
 } from './receipt.js';
 export { echoString, echoValue, boundStrings, wellFormed, ECHO_MAX_CHARS, ERROR_STRING_MAX_CHARS, MAX_FAULTS } from './echo.js';
 export { TOOLGATE_VERSION } from './version.js';

@@ -53,6 +53,24 @@ export interface PartialEffect {
   readonly restored: readonly string[];
 }
 
+/** A task's receipts came from one runtime, then from another (docs/release.md#rollback). */
+export interface RuntimeChange {
+  readonly from: Digest;
+  readonly to: Digest;
+}
+
+/** A program on the host the runtime runs (bubblewrap, ripgrep, git, script, chromium), as found. */
+export interface HostToolRecord {
+  readonly name: string;
+  /** The file found on PATH and the file it resolves to through links; null when not found. */
+  readonly path: string | null;
+  readonly resolved: string | null;
+  /** First line of its `--version`. */
+  readonly version: string | null;
+  /** Hex sha256 of the resolved file. */
+  readonly sha256: string | null;
+}
+
 export interface Receipt {
   readonly receipt_id: ReceiptId;
   readonly protocol_version: string;
@@ -90,6 +108,12 @@ export interface Receipt {
   readonly origin?: ProfileOrigin;
   /** Result members bound by digest rather than stored (retention `digest`); absent when none. Digested. */
   readonly bound?: readonly BoundValue[];
+  /** The runtime that made the receipt: the digest of its manifest (docs/release.md). Digested. */
+  readonly runtime_digest?: Digest;
+  /** On a task's first receipt under another runtime than the one it last ran on. Digested. */
+  readonly runtime_changed?: RuntimeChange;
+  /** The host tools, on a task's first receipt (and with `runtime_changed`). Digested. */
+  readonly host_tools?: readonly HostToolRecord[];
 }
 
 export type ReceiptBody = Omit<Receipt, 'receipt_id' | 'digest' | 'replay' | 'attached'>;

@@ -9,7 +9,7 @@
 // with the fix (src/cli/startup-faults.ts), one line like every other start-up error.
 import type { Fault } from './envelope.js';
 
-export const STARTUP_ERROR_CODES = ['usage', 'invalid_config', 'invalid_grant', 'invalid_policy', 'invalid_workspace', 'state_unavailable', 'invalid_token_file', 'port_unavailable'] as const;
+export const STARTUP_ERROR_CODES = ['usage', 'invalid_config', 'invalid_grant', 'invalid_policy', 'invalid_workspace', 'state_unavailable', 'invalid_token_file', 'port_unavailable', 'invalid_install'] as const;
 
 export type StartupErrorCode = (typeof STARTUP_ERROR_CODES)[number];
 
@@ -39,6 +39,8 @@ export interface StartupErrorDataByCode {
   invalid_token_file: { readonly file: string; readonly cause_code: string | null };
   /** `serve --http` cannot listen on the address: the port is in use (`EADDRINUSE`) or not allowed (`EACCES`), or the host is not an address of this machine. */
   port_unavailable: { readonly host: string; readonly port: number; readonly cause_code: string | null };
+  /** Toolgate's own installed files (the package at `root`) cannot be read to compute the runtime digest receipts name it by (docs/release.md); reinstall the package, or pass `runtimeDigest` to createRuntime. */
+  invalid_install: { readonly root: string; readonly cause_code: string | null };
 }
 
 /** The arguments after the message: data is optional exactly when every field of it is. */

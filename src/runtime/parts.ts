@@ -1,4 +1,4 @@
-import type { AttemptId, TaskId } from '../protocol/index.js';
+import type { AttemptId, Digest, TaskId } from '../protocol/index.js';
 import type { ReceiptRetention } from './stages/bind.js';
 import type { Registry, ReceiptLookup } from '../registry/index.js';
 import type { Workspace } from '../resources/index.js';
@@ -37,6 +37,8 @@ export interface RuntimeConfig {
   readonly inlineResultBytes: number;
   readonly retention: ReceiptRetention;
   readonly secrets: readonly string[];
+  /** The runtime's digest (docs/release.md): named by every receipt it makes. */
+  readonly runtimeDigest: Digest;
 }
 
 /** What changes while the runtime runs, per instance (no module-level state). */
@@ -55,4 +57,4 @@ export interface RuntimeParts {
 }
 
 /** What reconcile works with: the services it settles effects through, and the secrets to redact. */
-export type ReconcileParts = Pick<RuntimeServices, 'workspace' | 'registry' | 'store' | 'artifacts'> & Pick<RuntimeConfig, 'secrets'>;
+export type ReconcileParts = Pick<RuntimeServices, 'workspace' | 'registry' | 'store' | 'artifacts'> & Pick<RuntimeConfig, 'secrets' | 'runtimeDigest'>;

@@ -1,4 +1,4 @@
-import { newAttemptId, type AttemptId, type Envelope, type Receipt, type TaskId } from '../protocol/index.js';
+import { newAttemptId, type AttemptId, type Digest, type Envelope, type Receipt, type TaskId } from '../protocol/index.js';
 import type { Resolver } from './stages/resolve.js';
 import { Call, type CallOptions, type CallServices } from './call.js';
 import type { ReconcileParts, RuntimeParts } from './parts.js';
@@ -39,6 +39,8 @@ export interface Pipeline {
   readonly execute: ExecuteServices;
   readonly commit: CommitServices;
   readonly telemetry: CallTelemetry;
+  /** Named by every receipt (docs/release.md). */
+  readonly runtimeDigest: Digest;
 }
 
 export function pipelineOf({ services, config, state }: RuntimeParts, reconcileParts: ReconcileParts): Pipeline {
@@ -68,6 +70,7 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
     execute: { workspace, artifacts, receipts, store, tokenKey, stateDir, abortGraceMs, policy, environment },
     commit: { store, artifacts, inlineResultBytes, retention, stateDir },
     telemetry,
+    runtimeDigest: config.runtimeDigest,
   };
 }
 
@@ -81,6 +84,7 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
  */
 export async function runPipeline(p: Pipeline, input: unknown, opts: CallOptions): Promise<Receipt> {
   const call = new Call(p.call, input, opts, p.secrets);
+  call.draft.runtime_digest = p.runtimeDigest;
   const parent = p.telemetry.parent();
   let receipt: Receipt | null = null;
   let thrown: unknown = null;

@@ -54,6 +54,7 @@ async function commitSettlement(parts: RuntimeParts, rec: EffectRecord, settled:
     idempotency_key: rec.idempotency_key,
     normalized_action: previous?.normalized_action ?? null,
     registry_revision: previous?.registry_revision ?? null,
+    runtime_digest: parts.runtimeDigest,
     status: settled === 'completed' ? ('succeeded' as const) : ('failed' as const),
     error: settled === 'completed' ? null : errorBody('execution_failed', `reconciled by ${by.by}: the effect did not happen; a retry will run it`, reconciliation),
     result: result ?? { reconciliation },

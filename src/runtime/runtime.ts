@@ -1,6 +1,7 @@
 import type { ReceiptRetention } from './stages/bind.js';
 import { z } from 'zod';
-import { StartupError, ToolgateError, faultsOf, type Receipt, type ReceiptId, type TaskId } from '../protocol/index.js';
+import { StartupError, ToolgateError, faultsOf, type Digest, type Receipt, type ReceiptId, type TaskId } from '../protocol/index.js';
+import { hostToolsOnce, packageRootOf, runningRuntimeDigest } from '../provenance/index.js';
 import { PROFILE_NAMES, ProfileRunner, profileNamed, type Profile } from '../profiles/index.js';
 import { Registry, Rollout, type AnyTool, type RolloutConfig } from '../registry/index.js';
 import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
@@ -116,6 +117,12 @@ export interface RuntimeOptions {
    * task.wait, task.cancel, task.result, task.complete) are registered with these bounds.
    */
   readonly tasks?: TasksConfig;
+  /**
+   * The digest receipts name this runtime by (docs/release.md). Default: the digest of the
+   * running package's manifest, its files hashed once per process. A host that runs Toolgate
+   * from a bundle, or a test, names its own.
+   */
+  readonly runtimeDigest?: Digest;
 }
 
 /** How full the concurrency limit is: calls executing, calls waiting for a slot, the limit. */
@@ -139,6 +146,19 @@ function rolloutOf(config: RolloutConfig | undefined): Rollout {
     // A library caller's value (the CLI checked the file already): the same start-up error.
     const issues = e instanceof z.ZodError ? faultsOf(e).map((f) => ({ ...f, pointer: `/rollout${f.pointer}` })) : [{ pointer: '/rollout', message: (e as Error).message }];
     throw new StartupError('invalid_config', `invalid rollout: ${issues.map((f) => `${f.pointer}: ${f.message}`).join('; ')}`, { file: '(RuntimeOptions.rollout)', reason: 'schema', faults: issues });
+  }
+}
+
+/** The running package's runtime digest; an installation that cannot be read is a start-up error, not an unnamed runtime. */
+async function identify(): Promise<Digest> {
+  let root = '(the package of this module)';
+  try {
+    const pkg = packageRootOf();
+    root = pkg.dir;
+    return await runningRuntimeDigest(pkg);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new StartupError('invalid_install', `cannot read the installed package at ${root} to compute the runtime digest: ${(e as Error).message}`, { root, cause_code: typeof code === 'string' ? code : null }, { cause: e });
   }
 }
 
@@ -188,6 +208,7 @@ export class Runtime {
       });
       const artifacts = guarded('prepare the artifact store', stateDir, () => openArtifacts(opts.artifacts ?? { kind: 'state_dir' }, stateDir, { secrets }));
       const tokenKey = await continuationKey(store, stateDir);
+      const runtimeDigest = opts.runtimeDigest ?? (await identify());
       const receipts = store;
       const services: RuntimeServices = {
         workspace,
@@ -195,7 +216,7 @@ export class Runtime {
         store,
         artifacts,
         policy,
-        resolver: new Resolver(registry, store),
+        resolver: new Resolver(registry, store, { digest: runtimeDigest, hostTools: () => hostToolsOnce() }),
         receiptLookup: { get: (id) => receipts.getReceipt(id) },
         admission: new Admission(opts.concurrency ?? 8),
         telemetry: new CallTelemetry(opts.tracerProvider, opts.observers ?? []),
@@ -209,6 +230,7 @@ export class Runtime {
         inlineResultBytes: opts.inlineResultBytes ?? 6 * 1024 * 1024,
         retention: opts.receiptRetention ?? 'digest',
         secrets,
+        runtimeDigest,
       };
       const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls(), effects: new RunningEffects(opts.detachGraceMs ?? 60_000) };
       return new Runtime({ services, config, state }, profile, gateway, board);
@@ -235,7 +257,7 @@ export class Runtime {
     this.gateway = gateway;
     this.profile = profile === null ? null : new ProfileRunner(profile, { call: (env, o) => this.call(env, o), root: parts.services.workspace.root });
     const { services, config } = parts;
-    this.#reconcile = { workspace: services.workspace, registry: services.registry, store: services.store, artifacts: services.artifacts, secrets: config.secrets };
+    this.#reconcile = { workspace: services.workspace, registry: services.registry, store: services.store, artifacts: services.artifacts, secrets: config.secrets, runtimeDigest: config.runtimeDigest };
     this.#pipeline = pipelineOf(parts, this.#reconcile);
     sweepArtifactParts(services.artifacts.dir, services.artifacts.partsDir);
     this.#sweep = sweepWorkspaceTemps(services.workspace).catch(() => []);

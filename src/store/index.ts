@@ -10,6 +10,7 @@ export type {
   ReceiptStore,
   ChainReport,
   TaskRecord,
+  RuntimeNote,
   TaskStore,
   SubtaskRow,
   SubtaskStore,

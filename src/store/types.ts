@@ -126,12 +126,25 @@ export interface TaskRecord {
   readonly task_id: TaskId;
   readonly registry_revision: Digest;
   readonly created_at: string;
+  /** The runtime digest of the task's first call (docs/release.md); absent for tasks from before it was kept. */
+  readonly runtime_digest?: Digest;
+}
+
+/** What `noteRuntime` found: the runtime the task started on, and the one it last ran on (null: this is its first). */
+export interface RuntimeNote {
+  readonly started_on: Digest;
+  readonly previous: Digest | null;
 }
 
 export interface TaskStore {
   /** Pins the task to `manifest` at its first call; later calls get the pinned manifest back. */
   pinTask(task: TaskId, manifest: Manifest): Promise<Manifest>;
   getTask(task: TaskId): Promise<TaskRecord | undefined>;
+  /**
+   * Records that `task` runs under runtime `digest` now, in one atomic step: the first note of a
+   * task is the runtime it started on; each note returns the runtime it last ran on before it.
+   */
+  noteRuntime(task: TaskId, digest: Digest): Promise<RuntimeNote>;
   /** Toolgate's own workspace mutation counter. */
   currentRevision(): Promise<number>;
   advanceRevision(): Promise<number>;

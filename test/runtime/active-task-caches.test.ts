@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CedarPolicySet, PolicyEngine, type CedarRequest } from '../../src/policy/index.js';
-import type { Envelope, TaskId } from '../../src/protocol/index.js';
+import type { Digest, Envelope, TaskId } from '../../src/protocol/index.js';
 import { Resolver } from '../../src/runtime/stages/resolve.js';
 import { sqliteStore } from '../../src/store/index.js';
 import { tempDirs } from '../support/fixtures.js';
@@ -30,7 +30,7 @@ describe('caches of recently active tasks', () => {
       const registry = testRegistry();
       const pinTask = t.mock.method(store, 'pinTask');
       const pins = (): number => pinTask.mock.calls.filter((c) => c.arguments[0] === ACTIVE).length;
-      const resolver = new Resolver(registry, store);
+      const resolver = new Resolver(registry, store, { digest: 'sha256:test-runtime' as Digest, hostTools: async () => [] });
       const env = (task: TaskId): Envelope => ({ protocol_version: 'tool-call.v1', task_id: task, tool: 'fs.read', arguments: {} }) as Envelope;
       const revisions = new Set<string>();
       await churn(

@@ -2,7 +2,7 @@ import type { Digest, Receipt, ReceiptId, TaskId } from '../../protocol/index.js
 import type { EffectIntent, Manifest } from '../../registry/index.js';
 import type { ApprovalStore, BudgetStore, DenialStore, GrantStore } from '../../policy/index.js';
 import { EffectOwner } from '../liveness.js';
-import type { ChainReport, ClaimRequest, ClaimResult, CommitRequest, EffectRecord, EffectState, Store, SubtaskStore, TakeOver, TaskRecord, UnsettledEffect } from '../types.js';
+import type { ChainReport, ClaimRequest, ClaimResult, CommitRequest, EffectRecord, EffectState, Store, SubtaskStore, RuntimeNote, TakeOver, TaskRecord, UnsettledEffect } from '../types.js';
 import { Database } from './database.js';
 import { PgEffectTable } from './effects.js';
 import { migratePostgres } from './migrations.js';
@@ -12,6 +12,7 @@ import { ReceiptBatcher } from './receipt-batch.js';
 import { PgReceiptTable } from './receipts.js';
 import { pgSharedKey } from './keys.js';
 import { PgSubtasks } from './subtasks.js';
+import { pgNoteRuntime, pgRuntimeStartedOn } from './task-runtimes.js';
 
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database` (a unix socket: `?host=/run/postgresql`). */
@@ -100,7 +101,11 @@ export class PostgresStore implements Store {
   async getTask(task: TaskId): Promise<TaskRecord | undefined> {
     const row = (await this.#db.read<{ task_id: string; registry_revision: string | null; created_at: string }>('read the task', 'SELECT task_id, registry_revision, created_at FROM tasks WHERE task_id = $1', [task])).rows[0];
     if (!row || !row.registry_revision) return undefined;
-    return { task_id: row.task_id as TaskId, registry_revision: row.registry_revision as Digest, created_at: row.created_at };
+    const runtime = await pgRuntimeStartedOn(this.#db, task);
+    return { task_id: row.task_id as TaskId, registry_revision: row.registry_revision as Digest, created_at: row.created_at, ...(runtime ? { runtime_digest: runtime } : {}) };
+  }
+  noteRuntime(task: TaskId, digest: Digest): Promise<RuntimeNote> {
+    return pgNoteRuntime(this.#db, task, digest);
   }
   async currentRevision(): Promise<number> {
     return ((await this.#db.read<{ revision: number }>('read the revision', 'SELECT revision FROM workspace_revision WHERE id = 1')).rows[0] as { revision: number }).revision;

@@ -7,7 +7,7 @@ import type { Manifest } from '../../registry/index.js';
 import type { EffectIntent } from '../../registry/index.js';
 import type { ApprovalStore, BudgetStore, DenialStore, GrantStore } from '../../policy/index.js';
 import { EffectOwner } from '../liveness.js';
-import type { ChainReport, ClaimRequest, ClaimResult, CommitRequest, EffectRecord, EffectState, Store, SubtaskStore, TakeOver, TaskRecord, UnsettledEffect } from '../types.js';
+import type { ChainReport, ClaimRequest, ClaimResult, CommitRequest, EffectRecord, EffectState, Store, SubtaskStore, TakeOver, RuntimeNote, TaskRecord, UnsettledEffect } from '../types.js';
 import { EffectTable } from './effects.js';
 import { CORE_MIGRATIONS, migrate, type MigrationSet } from './migrations.js';
 import { POLICY_MIGRATIONS, sqlitePolicyStores } from './policy-tables.js';
@@ -15,6 +15,7 @@ import { ReceiptTable } from './receipts.js';
 import { ReceiptWriterClient } from './receipt-writer-client.js';
 import { KEY_MIGRATIONS, SqliteSharedKeys } from './shared-keys.js';
 import { SqliteSubtasks, SUBTASK_MIGRATIONS } from './subtasks.js';
+import { SqliteTaskRuntimes, TASK_RUNTIME_MIGRATIONS } from './task-runtimes.js';
 import { guarded, storeFailure } from './unavailable.js';
 
 export interface SqliteOptions {
@@ -77,6 +78,7 @@ export class SqliteStore implements Store {
   readonly #receipts: ReceiptTable;
   readonly #effects: EffectTable;
   readonly #keys: SqliteSharedKeys;
+  readonly #runtimes: SqliteTaskRuntimes;
   readonly #task: Statement<[string], { task_id: string; registry_revision: string | null; created_at: string }>;
   readonly #manifest: Statement<[string], { manifest: string }>;
   readonly #revision: Statement<[], { revision: number }>;
@@ -103,7 +105,7 @@ export class SqliteStore implements Store {
         // Deleted and overwritten values are zeroed, not left readable in free pages.
         db.pragma('secure_delete = ON');
         const before = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'schema_migrations'`).get()?.n ?? 0;
-        migrate(db, [CORE_MIGRATIONS, POLICY_MIGRATIONS, KEY_MIGRATIONS, SUBTASK_MIGRATIONS, ...(opts.migrations ?? []).filter((m) => ![POLICY_MIGRATIONS.name, KEY_MIGRATIONS.name, SUBTASK_MIGRATIONS.name].includes(m.name))]);
+        migrate(db, [CORE_MIGRATIONS, POLICY_MIGRATIONS, KEY_MIGRATIONS, SUBTASK_MIGRATIONS, TASK_RUNTIME_MIGRATIONS, ...(opts.migrations ?? []).filter((m) => ![POLICY_MIGRATIONS.name, KEY_MIGRATIONS.name, SUBTASK_MIGRATIONS.name, TASK_RUNTIME_MIGRATIONS.name].includes(m.name))]);
         // A migration that dropped values must not leave them in the WAL either.
         if (before > 0) db.pragma('wal_checkpoint(TRUNCATE)');
         return db;
@@ -118,6 +120,7 @@ export class SqliteStore implements Store {
     this.#effects = new EffectTable(this.db, this.owner);
     this.#keys = new SqliteSharedKeys(this.db);
     this.subtasks = new SqliteSubtasks(this.db);
+    this.#runtimes = new SqliteTaskRuntimes(this.db);
     const db = this.db;
     const full = opts.durability !== 'normal';
     // A budget settle or release is always followed by its call's receipt, whose sync (the
@@ -186,7 +189,12 @@ export class SqliteStore implements Store {
   async getTask(task: TaskId): Promise<TaskRecord | undefined> {
     const row = this.#guard('read the task', () => this.#task.get(task));
     if (!row || !row.registry_revision) return undefined;
-    return { task_id: row.task_id as TaskId, registry_revision: row.registry_revision as Digest, created_at: row.created_at };
+    const runtime = this.#guard('read the task', () => this.#runtimes.startedOn(task));
+    return { task_id: row.task_id as TaskId, registry_revision: row.registry_revision as Digest, created_at: row.created_at, ...(runtime ? { runtime_digest: runtime } : {}) };
+  }
+  async noteRuntime(task: TaskId, digest: Digest): Promise<RuntimeNote> {
+    // No fsync of its own: the receipt of the call that noted it syncs the WAL next (like advanceRevision).
+    return this.#guard('record the task\'s runtime', () => this.#relaxed(() => this.#runtimes.note(task, digest)));
   }
   async currentRevision(): Promise<number> {
     return this.#guard('read the revision', () => (this.#revision.get() as { revision: number }).revision);

@@ -1,6 +1,7 @@
 // Task pins and the workspace revision.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Digest } from '../../../src/protocol/index.js';
 import type { ConformanceBackend } from './backend.js';
 import { freshTask, manifestOf, withState } from './fixtures.js';
 
@@ -18,6 +19,23 @@ export function taskCases(backend: ConformanceBackend): void {
         assert.deepEqual(await b.pinTask(task, manifestOf('sha256:third')), first);
         assert.equal((await b.getTask(task))?.registry_revision, 'sha256:first');
         assert.deepEqual(await b.pinTask(freshTask(), manifestOf('sha256:second')), manifestOf('sha256:second'), 'another task pins its own');
+      });
+    });
+
+    it('a task notes the runtime it started on and each change of runtime, atomically across stores', async () => {
+      await withState(backend, async ({ open }) => {
+        const a = await open();
+        const b = await open();
+        const task = freshTask();
+        await a.pinTask(task, manifestOf('sha256:rev'));
+        // Of concurrent first notes from two stores, exactly one is the task's first.
+        const firsts = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).noteRuntime(task, 'sha256:one' as Digest)));
+        assert.equal(firsts.filter((n) => n.previous === null).length, 1);
+        assert.ok(firsts.every((n) => n.started_on === 'sha256:one'));
+        assert.deepEqual(await b.noteRuntime(task, 'sha256:two' as Digest), { started_on: 'sha256:one', previous: 'sha256:one' });
+        assert.deepEqual(await a.noteRuntime(task, 'sha256:two' as Digest), { started_on: 'sha256:one', previous: 'sha256:two' });
+        assert.deepEqual(await a.noteRuntime(task, 'sha256:one' as Digest), { started_on: 'sha256:one', previous: 'sha256:two' });
+        assert.equal((await b.getTask(task))?.runtime_digest, 'sha256:one');
       });
     });
 
