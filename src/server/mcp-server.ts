@@ -88,7 +88,11 @@ export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpS
       const f = form();
       // Text alone carries the result: a result without its own rendering is sent whole as JSON, not summarised.
       const textShaping = f === 'text' ? { ...shaping, textCopyLimitBytes: shaping.maxResultBytes } : shaping;
-      return resultFor(f, callResultOf(receipt, textShaping, { args, undoable: listing.undoable(envelope.tool), successText: f === 'structured' ? 'line' : 'full' }));
+      const formed = resultFor(f, callResultOf(receipt, textShaping, { args, undoable: listing.undoable(envelope.tool), successText: f === 'structured' ? 'line' : 'full' }));
+      // The ledger's latest signed checkpoint, covering this receipt: a client that keeps it can
+      // prove later that the database lost or rewrote receipts (docs/audit.md).
+      const checkpoint = rt.checkpoint();
+      return checkpoint === null ? formed : { ...formed, _meta: { ...formed._meta, 'toolgate/checkpoint': 'diverged' in checkpoint ? { diverged: checkpoint.diverged } : checkpoint.checkpoint } };
     };
     const task = request.params.task;
     if (task !== undefined && tasks.offered()) {

@@ -18,6 +18,8 @@ export interface ContextServices {
   readonly tokenKey: Buffer;
   /** Hidden from everything a tool runs. */
   readonly stateDir: string;
+  /** Further paths hidden from everything a tool runs (the audit key). */
+  readonly hiddenPaths: readonly string[];
   /** For a tool's mid-call recheck (no approval opened, no denial counted). */
   readonly policy: Pick<PolicyEngine, 'check'>;
   readonly environment: string | undefined;
@@ -43,7 +45,7 @@ export function contextOf(s: ContextServices, call: Call, env: Envelope, valid: 
       advance: async () => `r${await s.store.advanceRevision()}`,
     },
     receipts: s.receipts,
-    hidden_paths: [s.stateDir],
+    hidden_paths: [s.stateDir, ...s.hiddenPaths],
     progress: (p) => call.progress({ ...p }),
     addSecret: (value) => {
       call.secrets.push(value);
