@@ -5,6 +5,7 @@ import { DEFAULT_PROTECTED_DIRS, DEFAULT_PROTECTED_FILES, PathClassifier, type P
 import type { ArtifactWriter } from '../registry/index.js';
 import { SandboxCgroups } from './cgroups.js';
 import { PTY_PATH, resolveCommand, shellQuote } from './command.js';
+import { SANDBOX_CACHE_DIR, packageCacheEnv, preparePackageCache } from './package-caches.js';
 import { detectHost, type Host } from './host.js';
 import { fileSizeBlocks, FSIZE_BLOCK, withDefaults, type LimitsRequest, type LimitInForce, type LimitsInForce, type ResourceLimits } from './limits.js';
 import { bwrapArgs, defaultHomes, toolchainsOf, visibilityOf, type NetworkMode, type SandboxProfile } from './profile.js';
@@ -73,6 +74,11 @@ export interface SandboxOptions {
    * throws `invalid_resource` here.
    */
   readonly toolchains?: ToolchainConfig;
+  /**
+   * The workspace's package-cache folder on the host (the runtime's `<state dir>/cache/<workspace
+   * id>`): npm, pip, cargo and go caches point there (package-caches.ts). Unset: no cache env.
+   */
+  readonly cacheDir?: string;
 }
 
 export interface RunRequest {
@@ -221,9 +227,17 @@ export class Sandbox {
       user,
       workspaceMounts: NO_WORKSPACE_MOUNTS,
       toolchains,
+      ...(this.#o.cacheDir !== undefined && level === 'bwrap' && !req.internal ? { cacheDir: this.#o.cacheDir } : {}),
     };
+    const cacheDir = this.#o.cacheDir !== undefined && !req.internal ? this.#o.cacheDir : undefined;
+    if (cacheDir !== undefined) preparePackageCache(cacheDir, user);
     // Only what this run's user is shown goes on PATH (a uid other than root cannot walk into /root).
-    const env = { ...(req.toolchainEnv ? withToolchainEnv(req.env, toolchainsOf(profile)) : req.env), ...(network === 'allowlist' ? proxyEnv() : {}) };
+    const env = {
+      ...(req.toolchainEnv ? withToolchainEnv(req.env, toolchainsOf(profile)) : req.env),
+      // Scoped caches win over passed values: a host cache path would be hidden, or shared.
+      ...(cacheDir === undefined ? {} : packageCacheEnv(level === 'bwrap' ? SANDBOX_CACHE_DIR : cacheDir)),
+      ...(network === 'allowlist' ? proxyEnv() : {}),
+    };
     const visible = level === 'bwrap' ? visibilityOf(profile) : undefined;
     const bridgeNode = network === 'allowlist' ? nodeInSandbox(req.cwd, visible) : null;
     const [first, ...args] = req.argv;

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Envelope } from '../../protocol/index.js';
 import type { ExecuteContext, ReceiptLookup } from '../../registry/index.js';
 import type { Workspace } from '../../resources/index.js';
@@ -46,6 +47,8 @@ export function contextOf(s: ContextServices, call: Call, env: Envelope, valid: 
     },
     receipts: s.receipts,
     hidden_paths: [s.stateDir, ...s.hiddenPaths],
+    // Per workspace even when several share one state dir (docs/shell.md#package-caches).
+    cache_dir: join(s.stateDir, 'cache', s.workspace.id),
     progress: (p) => call.progress({ ...p }),
     addSecret: (value) => {
       call.secrets.push(value);

@@ -144,7 +144,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
     async execute(ctx) {
       const { args, prepared } = ctx;
       const { writable } = prepared;
-      const sandbox = sandboxFor(ctx.workspace.root, [...(opts.hide ?? []), ...ctx.hidden_paths], ctx.workspace.classifier);
+      const sandbox = sandboxFor(ctx.workspace.root, [...(opts.hide ?? []), ...ctx.hidden_paths], ctx.workspace.classifier, ctx.cache_dir);
       sandbox.level(); // isolation_unavailable before anything is sent
       const built = buildEnv(args.env, opts.hostEnv ?? process.env);
       for (const s of built.secrets) ctx.addSecret(s);
