@@ -14,7 +14,7 @@ import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
 import { wrapperScript, type WrapperShell } from './wrapper.js';
 import { installHint, SYSTEM_PACKAGES } from './install-hint.js';
 import { holdAbsentPaths, sweepAbandonedPlaceholders, type PlaceholderLease } from './placeholder.js';
-import { checkToolchainConfig, resolveToolchains, withToolchainEnv, type ToolchainConfig } from './toolchains.js';
+import { checkToolchainConfig, resolveToolchains, toolchainUses, withToolchainEnv, type ToolchainConfig, type ToolchainUse } from './toolchains.js';
 import { NetProxy, bridgeArgv, bridgeUnsetenv, proxyEnv, type NetProxyLimits, type NetworkReport } from './net-proxy/index.js';
 import type { DestinationGrant, HostResolver } from '../resources/index.js';
 import { NO_WORKSPACE_MOUNTS, ScanCache, scanWorkspace, type ScanLimits, type WorkspaceMounts } from './workspace-scan.js';
@@ -140,6 +140,8 @@ export interface RunResult {
   readonly network: NetworkReport | null;
   /** Why a measurement is null, what was weaker than asked, what went wrong on the way. */
   readonly notes: readonly string[];
+  /** The toolchains the run was shown (on its PATH), resolved, with their versions; absent when none. */
+  readonly toolchains?: readonly ToolchainUse[];
 }
 
 const emptyStream: StreamSummary = { preview: '', bytes: 0, omitted_bytes: 0, lines: 0, omitted_lines: 0, artifact: null };
@@ -242,7 +244,10 @@ export class Sandbox {
     const bridgeNode = network === 'allowlist' ? nodeInSandbox(req.cwd, visible) : null;
     const [first, ...args] = req.argv;
     if (first === undefined) throw new ToolgateError('invalid_arguments', 'argv is empty', { faults: [{ pointer: '/argv', message: 'empty' }] });
-    if (resolveCommand(first, req.cwd, env['PATH'], visible) === null) {
+    const executable = resolveCommand(first, req.cwd, env['PATH'], visible);
+    const shown = req.toolchainEnv ? toolchainsOf(profile) : [];
+    const uses = shown.length > 0 ? { toolchains: toolchainUses(shown, executable) } : {};
+    if (executable === null) {
       return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`${first}: no such executable in the sandbox's PATH`] };
     }
     let argv: string[] = [first, ...args];
@@ -337,7 +342,7 @@ export class Sandbox {
       if (refused) notes.push(`process limit refused ${refused} fork(s)`);
       // Every proxied socket ends with the command: nothing it opened outlives the call.
       await proxy?.close();
-      return { ...out, cpu_ms: cpu, peak_rss_bytes: peak, isolation, limits: limitsInForce, network: proxy?.report() ?? null, notes: [...notes, ...out.notes] };
+      return { ...out, cpu_ms: cpu, peak_rss_bytes: peak, isolation, limits: limitsInForce, network: proxy?.report() ?? null, notes: [...notes, ...out.notes], ...uses };
     } finally {
       cgroups?.remove(); // idempotent; on the error path the groups must not stay behind
       lease?.release();

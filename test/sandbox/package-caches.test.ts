@@ -5,7 +5,7 @@
 // host path alike.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROTOCOL_VERSION, type Receipt } from '../../src/protocol/index.js';
 import { createRuntime, type Runtime } from '../../src/runtime/index.js';
@@ -56,5 +56,30 @@ test('a package cached by one workspace is not visible to another; the host cach
     }
     a.cleanup();
     b.cleanup();
+  }
+});
+
+test('the receipt records the toolchains a command was shown, resolved, with their version, and the one its executable came from', async () => {
+  const d = tempDirs('tg-toolchain');
+  // Not under /tmp (the sandbox's own) nor a home: a configured toolchain shown read-only.
+  const base = mkdtempSync('/var/tmp/tg-toolchain-');
+  const real = join(base, 'node-v20.99.1', 'bin');
+  mkdirSync(real, { recursive: true });
+  writeFileSync(join(real, 'fakenode'), '#!/bin/sh\necho "fake node $1"\n', { mode: 0o755 });
+  const rt = await createRuntime({ workspace: d.workspace, stateDir: d.state, grant: GRANT, policies: PERMIT_ALL, toolchains: { defaults: false, extra: [real] } });
+  try {
+    const call = (argv: string[], key: string): Promise<Receipt> => rt.call({ protocol_version: PROTOCOL_VERSION, task_id: 'tc', tool: 'shell.exec', arguments: { argv }, idempotency_key: key });
+    const used = await call(['fakenode', 'x'], 'k1');
+    assert.equal(stdoutOf(used), "fake node x\n");
+    assert.deepEqual((used.result as { toolchains?: unknown }).toolchains, [{ path: real, source: real, version: 'v20.99.1', used: true }]);
+    const other = await call(['true'], 'k2');
+    assert.deepEqual((other.result as { toolchains?: unknown }).toolchains, [{ path: real, source: real, version: 'v20.99.1', used: false }]);
+    // What the receipt holds is what the client was answered: read back from the store.
+    const stored = await rt.store.getReceipt(used.receipt_id);
+    assert.deepEqual((stored?.result as { toolchains?: unknown }).toolchains, (used.result as { toolchains?: unknown }).toolchains);
+  } finally {
+    await rt.close();
+    d.cleanup();
+    rmSync(base, { recursive: true, force: true });
   }
 });

@@ -218,6 +218,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         collected,
         notes: [...built.notes, ...run.notes, ...(before === null && writable ? ['changed_paths: the workspace is not a git work tree'] : [])],
         ...(run.network ? { network: run.network } : {}),
+        ...(run.toolchains && run.toolchains.length > 0 ? { toolchains: [...run.toolchains] } : {}),
       };
       const artifacts = [run.stdout.artifact, run.stderr.artifact, ...collected.map((c) => c.artifact)].filter((a): a is ArtifactRef => a !== null);
       const { status, error } = outcomeOf(run);
