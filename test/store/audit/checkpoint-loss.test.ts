@@ -92,9 +92,14 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       const t = await target(kind);
       try {
         const rt = await open(t);
-        const kept = await calls(rt, 6);
+        await calls(rt, 5);
+        // Every 4 receipts (audit.every) a checkpoint is written and synced while the runtime runs.
+        const cpFile = join(t.state, 'audit-checkpoint.json');
+        for (const until = Date.now() + 20_000; !existsSync(cpFile) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+        assert.equal((JSON.parse(readFileSync(cpFile, 'utf8')) as Checkpoint).pos, 4, 'written at the 4th receipt, not yet at the 5th');
+        const kept = await calls(rt, 1);
         await rt.close();
-        const file = JSON.parse(readFileSync(join(t.state, 'audit-checkpoint.json'), 'utf8')) as Checkpoint;
+        const file = JSON.parse(readFileSync(cpFile, 'utf8')) as Checkpoint;
         assert.equal(file.pos, 6);
         assert.equal(file.head, kept.head);
         const v = await verify(t);
