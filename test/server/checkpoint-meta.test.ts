@@ -4,7 +4,7 @@
 // is what `audit verify --checkpoint` takes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -52,6 +52,33 @@ test('every result carries a signed checkpoint that covers its receipt, and audi
   } finally {
     await client.close().catch(() => {});
     delete process.env['TOOLGATE_AUDIT_KEY'];
+    d.cleanup();
+    rmSync(keyDir, { recursive: true, force: true });
+  }
+});
+
+test('a compatibility profile’s results carry the checkpoint too', async () => {
+  const d = tempDirs('tg-cp-profile');
+  const keyDir = mkdtempSync(join(tmpdir(), 'tg-cp-key-'));
+  const keyFile = join(keyDir, 'audit-key');
+  writeFileSync(join(d.workspace, 'a.txt'), 'hello\n');
+  const client = new Client({ name: 'checkpoint-profile-test', version: '1.0.0' });
+  try {
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'serve', '--stdio', '--profile', 'claude-code', '--workspace', d.workspace, '--state-dir', d.state],
+        env: { ...(process.env as Record<string, string>), TOOLGATE_AUDIT_KEY: keyFile },
+        stderr: 'inherit',
+      }),
+    );
+    const r = await client.callTool({ name: 'Read', arguments: { file_path: join(realpathSync(d.workspace), 'a.txt') } });
+    assert.notEqual(r.isError, true);
+    const cp = r._meta?.['toolgate/checkpoint'] as Checkpoint;
+    assert.equal(cp.pos, 1);
+    assert.equal(checkpointFault(cp, loadAuditKey(keyFile, []).keyId), null);
+  } finally {
+    await client.close().catch(() => {});
     d.cleanup();
     rmSync(keyDir, { recursive: true, force: true });
   }
