@@ -47,6 +47,11 @@ test('a package cached by one workspace is not visible to another; the host cach
     const seen = stdoutOf(fromB);
     assert.doesNotMatch(seen, /pkg-from-a/, 'B sees nothing of A’s cache');
     assert.match(seen, /No such file or directory/);
+    // A shell.session of A has the same cache; one of B does not see A's package.
+    const session = (rt: Runtime, command: string): Promise<Receipt> =>
+      rt.call({ protocol_version: PROTOCOL_VERSION, task_id: 'cache-session', tool: 'shell.session', arguments: { command }, idempotency_key: `k${seq++}` });
+    assert.match(stdoutOf(await session(rtA, 'echo "$npm_config_cache"; cat "$npm_config_cache/_cacache/left-pad.tgz"')), /^\/run\/toolgate-cache\/npm\npkg-from-a\n$/);
+    assert.doesNotMatch(stdoutOf(await session(rtB, 'cat "$npm_config_cache/_cacache/left-pad.tgz" 2>&1; true')), /pkg-from-a/);
     // The host's own npm cache is not where anything went.
     assert.ok(!existsSync(join(b.workspace, '.npm')) && !existsSync(join(a.workspace, '.npm')));
   } finally {
