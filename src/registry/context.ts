@@ -108,6 +108,8 @@ export interface ExecuteContext<A, P = undefined> {
   readonly progress: ProgressSink;
   /** Host paths outside the workspace that nothing a tool runs may see (the runtime's state dir). */
   readonly hidden_paths: readonly string[];
+  /** This workspace's package-cache folder on the host (under the state dir), for sandboxed commands; absent: none. */
+  readonly cache_dir?: string;
   /** Values that must never be recorded: redacted from everything the receipt holds. */
   addSecret(value: string): void;
   /**

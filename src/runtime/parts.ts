@@ -29,6 +29,8 @@ export interface RuntimeServices {
 /** Fixed at start: where the state lives, limits, and what must never be recorded. */
 export interface RuntimeConfig {
   readonly stateDir: string;
+  /** Paths hidden from tools besides the state dir: the audit key (docs/audit.md). */
+  readonly hiddenPaths: readonly string[];
   /** Signs continuation tokens (a secret: the store's shared key, or the state dir's own). */
   readonly tokenKey: Buffer;
   readonly environment: string | undefined;

@@ -45,7 +45,7 @@ export interface Pipeline {
 
 export function pipelineOf({ services, config, state }: RuntimeParts, reconcileParts: ReconcileParts): Pipeline {
   const { workspace, store, artifacts, policy, resolver, receiptLookup: receipts, admission, telemetry } = services;
-  const { stateDir, tokenKey, environment, defaultDeadlineMs, abortGraceMs, inlineResultBytes, retention, secrets } = config;
+  const { stateDir, hiddenPaths, tokenKey, environment, defaultDeadlineMs, abortGraceMs, inlineResultBytes, retention, secrets } = config;
   return {
     call: { policy, store, running: state.running, effects: state.effects },
     secrets,
@@ -67,7 +67,7 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
     normalize: { workspace, receipts, policy },
     authorize: { policy, store, environment },
     admit: { policy, admission, effects: state.effects },
-    execute: { workspace, artifacts, receipts, store, tokenKey, stateDir, abortGraceMs, policy, environment },
+    execute: { workspace, artifacts, receipts, store, tokenKey, stateDir, hiddenPaths, abortGraceMs, policy, environment },
     commit: { store, artifacts, inlineResultBytes, retention, stateDir },
     telemetry,
     runtimeDigest: config.runtimeDigest,

@@ -6,7 +6,7 @@ import { PROFILE_NAMES, ProfileRunner, profileNamed, type Profile } from '../pro
 import { Registry, Rollout, type AnyTool, type RolloutConfig } from '../registry/index.js';
 import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
-import { guarded, sqliteStore, type EffectRecord, type Store, type StoreFactory } from '../store/index.js';
+import { AuditCheckpoints, guarded, sqliteStore, type AuditOptions, type CheckpointStatus, type EffectRecord, type Store, type StoreFactory } from '../store/index.js';
 import { openArtifacts, sweepArtifactParts, type ArtifactLocation, type ArtifactStore } from '../artifacts/index.js';
 import { builtinTools, gitConnectorSecrets, httpConnectorSecrets, type GitConnectorConfig, type HttpConnectorConfig } from '../tools/index.js';
 import type { HostResolver } from '../resources/index.js';
@@ -75,6 +75,12 @@ export interface RuntimeOptions {
    * SQLite file in the state dir (its durability and migrations are options of sqliteStore).
    */
   readonly store?: StoreFactory;
+  /**
+   * Signed checkpoints of the store's ledger (docs/audit.md): the Ed25519 key (outside the
+   * state dir and the workspace, hidden from every tool), the checkpoint file, how often it is
+   * written. Default on, with `defaultAuditKeyPath()`; `false` turns them off.
+   */
+  readonly audit?: AuditOptions | false;
   /**
    * Where artifacts live (outputs, and the pre-images undo and reconcile read). Default
    * `{ kind: 'state_dir' }`; hosts sharing one database share a `{ kind: 'folder', path }`
@@ -179,13 +185,17 @@ export class Runtime {
     const workspace = Workspace.open(opts.workspace, opts.secretPatterns ? { secretPatterns: opts.secretPatterns } : {});
     let store: Store | undefined;
     let gateway: Gateway | null = null;
+    let audit: AuditCheckpoints | null = null;
     try {
       const stateDir = prepareStateDir(workspace, opts.stateDir);
-      store = await (opts.store ?? sqliteStore())({ stateDir });
+      const checkpoints = (audit = opts.audit === false ? null : new AuditCheckpoints(opts.audit ?? {}, { stateDir, workspace: workspace.root }));
+      store = await (opts.store ?? sqliteStore())({ stateDir, ...(checkpoints ? { onLedger: (h) => checkpoints.advanced(h) } : {}) });
+      await audit?.attach(store.ledger);
+      const hiddenPaths = audit ? [audit.key.path] : [];
       const http = { ...(opts.connectors?.http ? { config: opts.connectors.http } : {}), ...(opts.resolver ? { resolver: opts.resolver } : {}) };
       const git = { ...(opts.connectors?.git ? { config: opts.connectors.git } : {}), ...(opts.resolver ? { resolver: opts.resolver } : {}) };
       const upstreams = parseUpstreams(opts.upstreams);
-      if (Object.keys(upstreams).length > 0) gateway = await Gateway.open({ upstreams, hide: [workspace.root, stateDir], stateDir, workspace: { root: workspace.root, classify: (p) => workspace.classifier.classify(p) } });
+      if (Object.keys(upstreams).length > 0) gateway = await Gateway.open({ upstreams, hide: [workspace.root, stateDir, ...hiddenPaths], stateDir, workspace: { root: workspace.root, classify: (p) => workspace.classifier.classify(p) } });
       const board = opts.tasks === undefined ? null : new TaskBoard(store, stateDir, taskSettings(opts.tasks, stateDir));
       const registry = new Registry([
         ...(opts.tools ??
@@ -223,6 +233,7 @@ export class Runtime {
       };
       const config: RuntimeConfig = {
         stateDir,
+        hiddenPaths,
         tokenKey,
         environment: opts.environment,
         defaultDeadlineMs: opts.defaultDeadlineMs ?? 120_000,
@@ -233,10 +244,11 @@ export class Runtime {
         runtimeDigest,
       };
       const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls(), effects: new RunningEffects(opts.detachGraceMs ?? 60_000) };
-      return new Runtime({ services, config, state }, profile, gateway, board);
+      return new Runtime({ services, config, state }, profile, gateway, board, audit);
     } catch (e) {
       await gateway?.close();
       await store?.close().catch(() => {});
+      await audit?.close().catch(() => {});
       workspace.close();
       throw e;
     }
@@ -251,8 +263,12 @@ export class Runtime {
   /** The task tree (subtasks) when the runtime was opened with `tasks`; null otherwise. */
   readonly tasks: TaskBoard | null;
 
-  private constructor(parts: RuntimeParts, profile: Profile | null, gateway: Gateway | null, tasks: TaskBoard | null) {
+  /** The signed checkpoints of the ledger (docs/audit.md); null when turned off. */
+  readonly audit: AuditCheckpoints | null;
+
+  private constructor(parts: RuntimeParts, profile: Profile | null, gateway: Gateway | null, tasks: TaskBoard | null, audit: AuditCheckpoints | null) {
     this.#parts = parts;
+    this.audit = audit;
     this.tasks = tasks;
     this.gateway = gateway;
     this.profile = profile === null ? null : new ProfileRunner(profile, { call: (env, o) => this.call(env, o), root: parts.services.workspace.root });
@@ -283,6 +299,10 @@ export class Runtime {
   }
   get stateDir(): string {
     return this.#parts.config.stateDir;
+  }
+  /** The latest signed checkpoint of the ledger (what `_meta["toolgate/checkpoint"]` carries); null when turned off. */
+  checkpoint(): CheckpointStatus | null {
+    return this.audit?.status() ?? null;
   }
   /** The policy in force: its version, grants per task, budgets. */
   get policy(): PolicyEngine {
@@ -382,6 +402,8 @@ export class Runtime {
     await Promise.allSettled([...this.#inflight, this.#sweep, disposed, ...this.#teardowns]);
     try {
       await this.#parts.services.store.close();
+      // After the store: the last commits' heads are in; the file gets the final checkpoint.
+      await this.audit?.close();
     } finally {
       this.#parts.services.workspace.close();
     }

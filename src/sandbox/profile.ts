@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SANDBOX_PROXY_SOCKET } from './net-proxy/bridge.js';
 import type { Toolchain } from './toolchains.js';
+import { SANDBOX_CACHE_DIR } from './package-caches.js';
 import type { WorkspaceMounts } from './workspace-scan.js';
 
 /**
@@ -30,6 +31,8 @@ export interface SandboxProfile {
   readonly workspaceMounts: WorkspaceMounts;
   /** Toolchain directories shown read-only over the hidden home entries, credential stores within them masked. */
   readonly toolchains?: readonly Toolchain[];
+  /** The workspace's package-cache folder on the host, bound read-write at SANDBOX_CACHE_DIR (package-caches.ts). */
+  readonly cacheDir?: string;
   /** `allowlist`: the host path of this run's proxy socket, bound read-only at SANDBOX_PROXY_SOCKET. */
   readonly proxySocket?: string;
 }
@@ -195,6 +198,9 @@ export function bwrapArgs(p: SandboxProfile, infoFd: number, blockFd: number | n
   const toolchains = toolchainsOf(p);
   for (const t of toolchains) args.push('--ro-bind', t.source, t.path);
   for (const m of toolchainMasks(p, toolchains)) args.push(...readOnlyHideArgs(m));
+  // The workspace's own package caches, writable, at one fixed path: the host's are hidden above
+  // (home dot-entries) and another workspace's folder is never bound.
+  if (p.cacheDir !== undefined) args.push('--bind', p.cacheDir, SANDBOX_CACHE_DIR);
   args.push('--chdir', p.cwd, '--unshare-all');
   if (p.network === 'host') args.push('--share-net');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'toolgate', '--info-fd', String(infoFd));

@@ -8,16 +8,16 @@ export interface Classifier {
   classify(relPath: string): ReturnType<NonNullable<SandboxOptions['classify']>>;
 }
 
-export type SandboxDefaults = Omit<SandboxOptions, 'workspace' | 'hide' | 'classify'>;
+export type SandboxDefaults = Omit<SandboxOptions, 'workspace' | 'hide' | 'classify' | 'cacheDir'>;
 
-export function sandboxCache(defaults: SandboxDefaults): (root: string, hide: readonly string[], classifier: Classifier) => Sandbox {
+export function sandboxCache(defaults: SandboxDefaults): (root: string, hide: readonly string[], classifier: Classifier, cacheDir?: string | null) => Sandbox {
   const sandboxes = new Map<string, Sandbox>();
-  return (root, hide, classifier) => {
-    const key = JSON.stringify([root, hide]);
+  return (root, hide, classifier, cacheDir) => {
+    const key = JSON.stringify([root, hide, cacheDir ?? null]);
     let sb = sandboxes.get(key);
     if (!sb) {
       // The runtime's classification decides what is masked.
-      sb = new Sandbox({ ...defaults, workspace: root, hide, classify: (rel) => classifier.classify(rel) });
+      sb = new Sandbox({ ...defaults, workspace: root, hide, classify: (rel) => classifier.classify(rel), ...(cacheDir ? { cacheDir } : {}) });
       sandboxes.set(key, sb);
     }
     return sb;

@@ -5,6 +5,7 @@ import { DEFAULT_PROTECTED_DIRS, DEFAULT_PROTECTED_FILES, PathClassifier, type P
 import type { ArtifactWriter } from '../registry/index.js';
 import { SandboxCgroups } from './cgroups.js';
 import { PTY_PATH, resolveCommand, shellQuote } from './command.js';
+import { SANDBOX_CACHE_DIR, packageCacheEnv, preparePackageCache } from './package-caches.js';
 import { detectHost, type Host } from './host.js';
 import { fileSizeBlocks, FSIZE_BLOCK, withDefaults, type LimitsRequest, type LimitInForce, type LimitsInForce, type ResourceLimits } from './limits.js';
 import { bwrapArgs, defaultHomes, toolchainsOf, visibilityOf, type NetworkMode, type SandboxProfile } from './profile.js';
@@ -13,7 +14,7 @@ import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
 import { wrapperScript, type WrapperShell } from './wrapper.js';
 import { installHint, SYSTEM_PACKAGES } from './install-hint.js';
 import { holdAbsentPaths, sweepAbandonedPlaceholders, type PlaceholderLease } from './placeholder.js';
-import { checkToolchainConfig, resolveToolchains, withToolchainEnv, type ToolchainConfig } from './toolchains.js';
+import { checkToolchainConfig, resolveToolchains, toolchainUses, withToolchainEnv, type ToolchainConfig, type ToolchainUse } from './toolchains.js';
 import { NetProxy, bridgeArgv, bridgeUnsetenv, proxyEnv, type NetProxyLimits, type NetworkReport } from './net-proxy/index.js';
 import type { DestinationGrant, HostResolver } from '../resources/index.js';
 import { NO_WORKSPACE_MOUNTS, ScanCache, scanWorkspace, type ScanLimits, type WorkspaceMounts } from './workspace-scan.js';
@@ -73,6 +74,11 @@ export interface SandboxOptions {
    * throws `invalid_resource` here.
    */
   readonly toolchains?: ToolchainConfig;
+  /**
+   * The workspace's package-cache folder on the host (the runtime's `<state dir>/cache/<workspace
+   * id>`): npm, pip, cargo and go caches point there (package-caches.ts). Unset: no cache env.
+   */
+  readonly cacheDir?: string;
 }
 
 export interface RunRequest {
@@ -134,6 +140,8 @@ export interface RunResult {
   readonly network: NetworkReport | null;
   /** Why a measurement is null, what was weaker than asked, what went wrong on the way. */
   readonly notes: readonly string[];
+  /** The toolchains the run was shown (on its PATH), resolved, with their versions; absent when none. */
+  readonly toolchains?: readonly ToolchainUse[];
 }
 
 const emptyStream: StreamSummary = { preview: '', bytes: 0, omitted_bytes: 0, lines: 0, omitted_lines: 0, artifact: null };
@@ -221,14 +229,25 @@ export class Sandbox {
       user,
       workspaceMounts: NO_WORKSPACE_MOUNTS,
       toolchains,
+      ...(this.#o.cacheDir !== undefined && level === 'bwrap' && !req.internal ? { cacheDir: this.#o.cacheDir } : {}),
     };
+    const cacheDir = this.#o.cacheDir !== undefined && !req.internal ? this.#o.cacheDir : undefined;
+    if (cacheDir !== undefined) preparePackageCache(cacheDir, user);
     // Only what this run's user is shown goes on PATH (a uid other than root cannot walk into /root).
-    const env = { ...(req.toolchainEnv ? withToolchainEnv(req.env, toolchainsOf(profile)) : req.env), ...(network === 'allowlist' ? proxyEnv() : {}) };
+    const env = {
+      ...(req.toolchainEnv ? withToolchainEnv(req.env, toolchainsOf(profile)) : req.env),
+      // Scoped caches win over passed values: a host cache path would be hidden, or shared.
+      ...(cacheDir === undefined ? {} : packageCacheEnv(level === 'bwrap' ? SANDBOX_CACHE_DIR : cacheDir)),
+      ...(network === 'allowlist' ? proxyEnv() : {}),
+    };
     const visible = level === 'bwrap' ? visibilityOf(profile) : undefined;
     const bridgeNode = network === 'allowlist' ? nodeInSandbox(req.cwd, visible) : null;
     const [first, ...args] = req.argv;
     if (first === undefined) throw new ToolgateError('invalid_arguments', 'argv is empty', { faults: [{ pointer: '/argv', message: 'empty' }] });
-    if (resolveCommand(first, req.cwd, env['PATH'], visible) === null) {
+    const executable = resolveCommand(first, req.cwd, env['PATH'], visible);
+    const shown = req.toolchainEnv ? toolchainsOf(profile) : [];
+    const uses = shown.length > 0 ? { toolchains: toolchainUses(shown, executable) } : {};
+    if (executable === null) {
       return { ...base, exit_code: null, signal: null, reason: 'spawn_failed', duration_ms: 0, stdout: emptyStream, stderr: emptyStream, notes: [`${first}: no such executable in the sandbox's PATH`] };
     }
     let argv: string[] = [first, ...args];
@@ -323,7 +342,7 @@ export class Sandbox {
       if (refused) notes.push(`process limit refused ${refused} fork(s)`);
       // Every proxied socket ends with the command: nothing it opened outlives the call.
       await proxy?.close();
-      return { ...out, cpu_ms: cpu, peak_rss_bytes: peak, isolation, limits: limitsInForce, network: proxy?.report() ?? null, notes: [...notes, ...out.notes] };
+      return { ...out, cpu_ms: cpu, peak_rss_bytes: peak, isolation, limits: limitsInForce, network: proxy?.report() ?? null, notes: [...notes, ...out.notes], ...uses };
     } finally {
       cgroups?.remove(); // idempotent; on the error path the groups must not stay behind
       lease?.release();

@@ -247,3 +247,45 @@ export function withToolchainEnv(env: Readonly<Record<string, string>>, all: rea
   for (const t of toolchains) for (const [k, v] of Object.entries(t.env)) if (!(k in out)) out[k] = v;
   return out;
 }
+
+/** A toolchain a run was shown, as its receipt records it (docs/shell.md#package-caches). */
+export interface ToolchainUse {
+  /** Where it appears inside the sandbox (its path under the home, as listed). */
+  readonly path: string;
+  /** The real directory bound there. */
+  readonly source: string;
+  /** The version its directory names (`v20.11.0` of `.nvm/versions/node/v20.11.0/bin`), null when it names none (shims). */
+  readonly version: string | null;
+  /** Whether the command's own executable (argv[0], resolved on PATH) lies in it. */
+  readonly used: boolean;
+}
+
+const VERSION_IN_NAME = /(?:^|[^0-9])(v?\d+(?:\.\d+)+(?:[-+][\w.]+)?)$/;
+
+/** The version a toolchain's first (newest) bin directory names, read from its real path: no toolchain program is run. */
+function versionOf(t: Toolchain): string | null {
+  const dirs = [...t.bins, t.path];
+  for (const dir of dirs) {
+    const real = realOrNull(dir) ?? dir;
+    for (const part of real.split('/').reverse()) {
+      const m = VERSION_IN_NAME.exec(part);
+      if (m?.[1]) return m[1];
+    }
+  }
+  return null;
+}
+
+/**
+ * What a receipt records of the toolchains a run was shown: each one's resolved directory and
+ * version, and which one holds the command's executable. Read from paths only (cheap, and no
+ * toolchain program runs on the host).
+ */
+export function toolchainUses(toolchains: readonly Toolchain[], executable: string | null): ToolchainUse[] {
+  const real = executable === null ? null : (realOrNull(executable) ?? executable);
+  return toolchains.map((t) => ({
+    path: t.path,
+    source: t.source,
+    version: versionOf(t),
+    used: executable !== null && (t.bins.some((b) => within(executable, b)) || (real !== null && within(real, t.source))),
+  }));
+}

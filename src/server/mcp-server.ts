@@ -41,6 +41,16 @@ function envelopeFieldsOf(meta: Readonly<Record<string, unknown>>): Record<strin
   return out;
 }
 
+/**
+ * The ledger's latest signed checkpoint in the result's `_meta`, covering the call's receipt: a
+ * client that keeps it can prove later that the database lost or rewrote receipts (docs/audit.md).
+ */
+function withCheckpoint<R extends { readonly _meta: Record<string, unknown> }>(result: R, rt: Runtime): R {
+  const status = rt.checkpoint();
+  if (status === null) return result;
+  return { ...result, _meta: { ...result._meta, 'toolgate/checkpoint': 'diverged' in status ? { diverged: status.diverged } : status.checkpoint } };
+}
+
 export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpSession, opts: McpServerOptions = {}): Server {
   const server = new Server({ name: opts.name ?? 'toolgate', version: opts.version ?? TOOLGATE_VERSION }, { capabilities: { tools: {} } });
   const shaping = opts.resultShaping ?? DEFAULT_RESULT_SHAPING;
@@ -60,7 +70,7 @@ export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpS
         ...(typeof fields['deadline'] === 'string' ? { deadline: fields['deadline'] } : {}),
         ...(typeof fields['idempotency_key'] === 'string' ? { idempotency_key: fields['idempotency_key'] } : {}),
       });
-      return profileCallResult(answer, profile.profile.name);
+      return withCheckpoint(profileCallResult(answer, profile.profile.name), rt);
     });
     return server;
   }
@@ -88,7 +98,7 @@ export function createMcpServer(rt: Runtime, listing: ToolListing, session: McpS
       const f = form();
       // Text alone carries the result: a result without its own rendering is sent whole as JSON, not summarised.
       const textShaping = f === 'text' ? { ...shaping, textCopyLimitBytes: shaping.maxResultBytes } : shaping;
-      return resultFor(f, callResultOf(receipt, textShaping, { args, undoable: listing.undoable(envelope.tool), successText: f === 'structured' ? 'line' : 'full' }));
+      return withCheckpoint(resultFor(f, callResultOf(receipt, textShaping, { args, undoable: listing.undoable(envelope.tool), successText: f === 'structured' ? 'line' : 'full' })), rt);
     };
     const task = request.params.task;
     if (task !== undefined && tasks.offered()) {

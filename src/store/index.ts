@@ -26,3 +26,21 @@ export type { MigrationSet } from './sqlite/migrations.js';
 export { isStorageFailure, storeFailure, guarded } from './sqlite/unavailable.js';
 export { postgresStore, probePostgres, type PostgresHealth } from './postgres/factory.js';
 export type { PostgresOptions } from './postgres/store.js';
+export { ledgerStep, type LedgerHead, type LedgerReport, type LedgerStore } from './ledger.js';
+export {
+  AuditCheckpoints,
+  checkpointFileOf,
+  DEFAULT_CHECKPOINT_EVERY,
+  loadAuditKey,
+  defaultAuditKeyPath,
+  signCheckpoint,
+  checkpointFault,
+  readCheckpointFile,
+  verifyLedger,
+  type AuditOptions,
+  type CheckpointStatus,
+  type AuditKey,
+  type Checkpoint,
+  type LedgerVerdict,
+  type CheckpointVerdict,
+} from './audit/index.js';

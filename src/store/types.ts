@@ -1,6 +1,7 @@
 import type { AttemptId, Digest, Receipt, ReceiptBody, ReceiptId, TaskId } from '../protocol/index.js';
 import type { EffectIntent, Manifest } from '../registry/index.js';
 import type { PolicyStores } from '../policy/index.js';
+import type { LedgerHead, LedgerStore } from './ledger.js';
 
 export type EffectState = 'claimed' | 'sent' | 'completed' | 'released' | 'ambiguous';
 
@@ -195,6 +196,8 @@ export interface SubtaskStore {
 export interface Store extends EffectStore, ReceiptStore, TaskStore, PolicyStores {
   /** The subtask tree (src/tasks); optional, so that a backend without it refuses `task.spawn`. */
   readonly subtasks?: SubtaskStore;
+  /** The ledger over every receipt (ledger.ts) that audit checkpoints pin; optional, as `subtasks`. */
+  readonly ledger?: LedgerStore;
   /** Releases the backend (connections, file handles); the store is unusable afterwards. */
   close(): Promise<void>;
   /**
@@ -210,6 +213,8 @@ export interface Store extends EffectStore, ReceiptStore, TaskStore, PolicyStore
 export interface StoreContext {
   /** The runtime's state dir (outside the workspace): where an embedded store keeps its file. */
   readonly stateDir: string;
+  /** Told the store's ledger head after each durable commit of this store (the audit checkpoints). */
+  readonly onLedger?: (head: LedgerHead) => void;
 }
 
 /**

@@ -68,7 +68,12 @@ describe('toolgate with a PostgreSQL store', () => {
 
       const verify = toolgate(['audit', 'verify', '--json', '--workspace', a.workspace, '--state-dir', a.state, '--store-url', db.url]);
       assert.equal(verify.code, 0, verify.stderr);
-      assert.deepEqual(JSON.parse(verify.stdout), { ok: true, tasks: 1, receipts: 2, broken: [] });
+      const { ledger, ...chains } = JSON.parse(verify.stdout) as { ledger: { ok: boolean; receipts: number; checkpoint: { ok: boolean } | null } };
+      assert.deepEqual(chains, { ok: true, tasks: 1, receipts: 2, broken: [] });
+      // Both hosts' receipts are in the one ledger; this host's checkpoint covers what it saw.
+      assert.equal(ledger.ok, true);
+      assert.equal(ledger.receipts, 2);
+      assert.equal(ledger.checkpoint?.ok, true);
       // Neither state dir holds a SQLite database: the state lives in PostgreSQL.
       const sqliteVerify = toolgate(['audit', 'verify', '--json', '--workspace', a.workspace, '--state-dir', a.state]);
       assert.equal((JSON.parse(sqliteVerify.stdout) as { receipts: number }).receipts, 0);

@@ -108,7 +108,7 @@ describe('postgres store', () => {
       const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresStore.open({ url, stateDir: STATE })));
       await Promise.all(stores.map((s) => s.close()));
       const health = await probePostgres(url, STATE);
-      assert.deepEqual(health.schema, { core: 1, policy: 2, keys: 1, subtasks: 1, task_runtimes: 1 });
+      assert.deepEqual(health.schema, { core: 1, policy: 2, keys: 1, subtasks: 1, task_runtimes: 1, ledger: 1 });
       assert.deepEqual(health.schema, health.expected, 'doctor expects every set the store migrates');
       assert.match(health.server_version, /^\d+/);
       await direct(url, (c) => c.query(`UPDATE schema_migrations SET version = 99 WHERE name = 'core'`));

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Envelope } from '../../protocol/index.js';
 import type { ExecuteContext, ReceiptLookup } from '../../registry/index.js';
 import type { Workspace } from '../../resources/index.js';
@@ -18,6 +19,8 @@ export interface ContextServices {
   readonly tokenKey: Buffer;
   /** Hidden from everything a tool runs. */
   readonly stateDir: string;
+  /** Further paths hidden from everything a tool runs (the audit key). */
+  readonly hiddenPaths: readonly string[];
   /** For a tool's mid-call recheck (no approval opened, no denial counted). */
   readonly policy: Pick<PolicyEngine, 'check'>;
   readonly environment: string | undefined;
@@ -43,7 +46,9 @@ export function contextOf(s: ContextServices, call: Call, env: Envelope, valid: 
       advance: async () => `r${await s.store.advanceRevision()}`,
     },
     receipts: s.receipts,
-    hidden_paths: [s.stateDir],
+    hidden_paths: [s.stateDir, ...s.hiddenPaths],
+    // Per workspace even when several share one state dir (docs/shell.md#package-caches).
+    cache_dir: join(s.stateDir, 'cache', s.workspace.id),
     progress: (p) => call.progress({ ...p }),
     addSecret: (value) => {
       call.secrets.push(value);

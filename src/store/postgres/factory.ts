@@ -12,9 +12,9 @@ import type { PostgresOptions } from './store.js';
  * the host (artifacts, the sandbox's files).
  */
 export function postgresStore(options: PostgresOptions): StoreFactory {
-  return async ({ stateDir }) => {
+  return async ({ stateDir, onLedger }) => {
     const { PostgresStore } = await import('./store.js');
-    return PostgresStore.open({ ...options, stateDir });
+    return PostgresStore.open({ ...options, stateDir, ...(onLedger ? { onLedger } : {}) });
   };
 }
 

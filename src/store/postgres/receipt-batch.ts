@@ -4,11 +4,15 @@
 //
 // The chain head of each task in a batch is locked (`SELECT … FOR UPDATE` on its tasks row,
 // in task-id order so two batches never wait on each other in a cycle) before its receipts are
-// sealed onto it: two hosts appending to one task take turns, so the chain never forks.
+// sealed onto it: two hosts appending to one task take turns, so the chain never forks. The
+// ledger's head row (ledger.ts) is locked next: every host's receipts get ledger positions in
+// commit order.
 import { ToolgateError, type Digest, type Receipt } from '../../protocol/index.js';
 import { sealLink } from '../chain-check.js';
+import { ledgerStep, type LedgerHead } from '../ledger.js';
 import type { CommitRequest } from '../types.js';
 import type { Database, Transaction } from './database.js';
+import { lockLedger } from './ledger.js';
 
 interface Pending {
   readonly req: CommitRequest;
@@ -22,8 +26,12 @@ export class ReceiptBatcher {
   #running: Promise<void> | null = null;
   #stats = { receipts: 0, batches: 0 };
 
-  constructor(db: Database) {
+  /** Told the ledger head after each committed batch (the audit checkpoints). */
+  readonly #onLedger: ((head: LedgerHead) => void) | undefined;
+
+  constructor(db: Database, onLedger?: (head: LedgerHead) => void) {
     this.#db = db;
+    this.#onLedger = onLedger;
   }
 
   commit(req: CommitRequest): Promise<Receipt> {
@@ -65,7 +73,8 @@ export class ReceiptBatcher {
    */
   async #write(batch: readonly Pending[]): Promise<void> {
     try {
-      const receipts = await this.#append(batch.map((p) => p.req));
+      const { receipts, ledger } = await this.#append(batch.map((p) => p.req));
+      if (ledger !== null) this.#onLedger?.(ledger);
       this.#stats.batches++;
       this.#stats.receipts += receipts.length;
       batch.forEach((p, i) => p.resolve(receipts[i] as Receipt));
@@ -78,18 +87,21 @@ export class ReceiptBatcher {
     }
   }
 
-  #append(reqs: readonly CommitRequest[]): Promise<Receipt[]> {
+  #append(reqs: readonly CommitRequest[]): Promise<{ receipts: Receipt[]; ledger: LedgerHead | null }> {
     return this.#db.transaction('commit the receipt', async (tx) => {
       const heads = await lockHeads(tx, [...new Set(reqs.map((r) => r.body.task_id))]);
+      const ledger = await lockLedger(tx);
       const counts = new Map<string, number>();
       const out: Receipt[] = [];
       for (const req of reqs) {
         const task = req.body.task_id;
         const { receipt, row } = sealLink(req.body, heads.get(task) ?? null);
+        ledger.pos++;
+        ledger.head = ledgerStep(ledger.head, row.digest);
         await tx.query(
-          `INSERT INTO receipts (receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-          [row.receipt_id, row.task_id, row.logical_effect_id, row.idempotency_key, row.tool, row.status, row.created_at, row.digest, row.prev_digest, row.body],
+          `INSERT INTO receipts (receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body, ledger_pos, ledger)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+          [row.receipt_id, row.task_id, row.logical_effect_id, row.idempotency_key, row.tool, row.status, row.created_at, row.digest, row.prev_digest, row.body, ledger.pos, ledger.head],
         );
         heads.set(task, receipt.digest);
         counts.set(task, (counts.get(task) ?? 0) + 1);
@@ -107,7 +119,8 @@ export class ReceiptBatcher {
       for (const [task, n] of counts) {
         await tx.query(`UPDATE tasks SET head_digest = $1, receipt_count = receipt_count + $2 WHERE task_id = $3`, [heads.get(task), n, task]);
       }
-      return out;
+      await tx.query('UPDATE audit_ledger SET pos = $1, head = $2 WHERE id = 1', [ledger.pos, ledger.head]);
+      return { receipts: out, ledger: ledger.head === null ? null : { pos: ledger.pos, head: ledger.head } };
     });
   }
 }

@@ -13,6 +13,8 @@ import { PgReceiptTable } from './receipts.js';
 import { pgSharedKey } from './keys.js';
 import { PgSubtasks } from './subtasks.js';
 import { pgNoteRuntime, pgRuntimeStartedOn } from './task-runtimes.js';
+import { PgLedger } from './ledger.js';
+import type { LedgerHead, LedgerStore } from '../ledger.js';
 
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database` (a unix socket: `?host=/run/postgresql`). */
@@ -48,18 +50,22 @@ export class PostgresStore implements Store {
   readonly #receipts: PgReceiptTable;
   readonly #batcher: ReceiptBatcher;
 
-  private constructor(db: Database, hostName: string | undefined) {
+  readonly ledger: LedgerStore;
+
+  private constructor(db: Database, hostName: string | undefined, onLedger: ((head: LedgerHead) => void) | undefined) {
     this.owner = new EffectOwner(undefined, hostName);
     this.#db = db;
     this.#effects = new PgEffectTable(db, this.owner);
     this.#receipts = new PgReceiptTable(db);
-    this.#batcher = new ReceiptBatcher(db);
+    this.#batcher = new ReceiptBatcher(db, onLedger);
+    const ledger = new PgLedger(db);
+    this.ledger = { ledgerHead: () => ledger.head(), ledgerAt: (pos) => ledger.at(pos), checkLedger: (at) => ledger.check(at) };
     this.subtasks = new PgSubtasks(db);
     ({ grants: this.grants, approvals: this.approvals, budgets: this.budgets, denials: this.denials } = postgresPolicyStores(db));
   }
 
   /** Connects and brings the schema up to date (under an advisory lock: hosts starting at once take turns). */
-  static async open(opts: PostgresOptions & { readonly stateDir: string }): Promise<PostgresStore> {
+  static async open(opts: PostgresOptions & { readonly stateDir: string; readonly onLedger?: (head: LedgerHead) => void }): Promise<PostgresStore> {
     const db = new Database({ url: opts.url, pool: opts.pool ?? 10, stateDir: opts.stateDir, ...(opts.applicationName ? { applicationName: opts.applicationName } : {}) });
     try {
       await migratePostgres(db, PG_MIGRATION_SETS);
@@ -67,7 +73,7 @@ export class PostgresStore implements Store {
       await db.close().catch(() => undefined);
       throw e;
     }
-    return new PostgresStore(db, opts.hostName);
+    return new PostgresStore(db, opts.hostName, opts.onLedger);
   }
 
   /** The continuation-token key every host shares (keys.ts). */

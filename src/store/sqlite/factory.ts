@@ -9,7 +9,7 @@ import { SqliteStore, type SqliteOptions } from './store.js';
  * `createRuntime({ workspace, store: sqliteStore({ durability: 'normal' }) })`.
  */
 export function sqliteStore(opts: SqliteOptions = {}): StoreFactory {
-  return async ({ stateDir }) => new SqliteStore({ ...opts, dir: stateDir });
+  return async ({ stateDir, onLedger }) => new SqliteStore({ ...opts, dir: stateDir, ...(onLedger ? { onLedger } : {}) });
 }
 
 /** Opens (and closes) a SQLite store in `dir`: what `toolgate doctor` checks. Throws when it cannot. */

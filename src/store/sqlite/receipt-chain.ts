@@ -1,6 +1,7 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 import type { Digest } from '../../protocol/index.js';
 import { sealLink } from '../chain-check.js';
+import { ledgerStep } from '../ledger.js';
 import type { CommitRequest } from '../types.js';
 
 /** What a commit adds to the body it was given: the store's part of the receipt. */
@@ -8,19 +9,25 @@ export interface Sealed {
   readonly receipt_id: string;
   readonly digest: Digest;
   readonly prev_receipt_digest: Digest | null;
+  /** The receipt's place in the store's ledger and the ledger after it (src/store/ledger.ts). */
+  readonly ledger_pos: number;
+  readonly ledger: string;
 }
 
 export type Appended = { readonly ok: true; readonly sealed: Sealed } | { readonly ok: false; readonly code: string | null; readonly message: string };
 
 /**
  * Appends receipts to their tasks' hash chains: reads the task's head, seals the body (its one
- * canonical serialization is hashed and stored as is), inserts it, moves the head and sets the
+ * canonical serialization is hashed and stored as is), inserts it with its ledger position,
+ * moves the task's head and the ledger's and sets the
  * held effect record's final state, all in one IMMEDIATE transaction per batch. A batch that
  * fails is retried one by one, so one bad request fails alone.
  */
 export class ReceiptChain {
   readonly #head: Statement<[string], { head_digest: string | null }>;
-  readonly #insert: Statement<[string, string, string | null, string | null, string, string, string, string, string | null, string]>;
+  readonly #insert: Statement<[string, string, string | null, string | null, string, string, string, string, string | null, string, number, string]>;
+  readonly #ledger: Statement<[], { pos: number; head: string | null }>;
+  readonly #moveLedger: Statement<[number, string]>;
   readonly #advance: Statement<[string, string, string]>;
   readonly #effect: Statement<[string, string | null, string, string, string]>;
   readonly #one: Transaction<(req: CommitRequest) => Sealed>;
@@ -29,9 +36,11 @@ export class ReceiptChain {
   constructor(db: Database) {
     this.#head = db.prepare(`SELECT head_digest FROM tasks WHERE task_id = ?`);
     this.#insert = db.prepare(
-      `INSERT INTO receipts (receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO receipts (receipt_id, task_id, logical_effect_id, idempotency_key, tool, status, created_at, digest, prev_digest, body, ledger_pos, ledger)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.#ledger = db.prepare(`SELECT pos, head FROM audit_ledger WHERE id = 1`);
+    this.#moveLedger = db.prepare(`UPDATE audit_ledger SET pos = ?, head = ? WHERE id = 1`);
     // One statement makes the task row if needed and moves its head.
     this.#advance = db.prepare(
       `INSERT INTO tasks (task_id, created_at, head_digest, receipt_count) VALUES (?, ?, ?, 1)
@@ -46,10 +55,14 @@ export class ReceiptChain {
     const task = req.body.task_id;
     const prev = (this.#head.get(task)?.head_digest ?? null) as Digest | null;
     const { receipt, row } = sealLink(req.body, prev);
-    this.#insert.run(row.receipt_id, task, row.logical_effect_id, row.idempotency_key, row.tool, row.status, row.created_at, row.digest, prev, row.body);
+    const at = this.#ledger.get() ?? { pos: 0, head: null };
+    const ledger_pos = Number(at.pos) + 1;
+    const ledger = ledgerStep(at.head, row.digest);
+    this.#insert.run(row.receipt_id, task, row.logical_effect_id, row.idempotency_key, row.tool, row.status, row.created_at, row.digest, prev, row.body, ledger_pos, ledger);
+    this.#moveLedger.run(ledger_pos, ledger);
     this.#advance.run(task, receipt.finished_at, receipt.digest);
     if (req.effect) this.#effect.run(req.effect.state, receipt.receipt_id, receipt.finished_at, task, req.effect.key);
-    return { receipt_id: receipt.receipt_id, digest: receipt.digest, prev_receipt_digest: prev };
+    return { receipt_id: receipt.receipt_id, digest: receipt.digest, prev_receipt_digest: prev, ledger_pos, ledger };
   }
 
   /** Appends a batch; one outcome per request, in order. */

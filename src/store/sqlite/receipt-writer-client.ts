@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Receipt } from '../../protocol/index.js';
+import type { LedgerHead } from '../ledger.js';
 import type { CommitRequest } from '../types.js';
 import type { WriteAnswer, WriterData, WriteRequest } from './receipt-writer.js';
 
@@ -48,8 +49,12 @@ export class ReceiptWriterClient {
   readonly #stats = { receipts: 0, batches: 0, syncs: 0 };
   #lastBatch = 0;
 
-  constructor(data: WriterData) {
+  /** Told the ledger head after each durable answer (the audit checkpoints, src/store/audit/). */
+  readonly #onLedger: ((head: LedgerHead) => void) | undefined;
+
+  constructor(data: WriterData, onLedger?: (head: LedgerHead) => void) {
     this.#data = data;
+    this.#onLedger = onLedger;
   }
 
   commit(req: CommitRequest): Promise<Receipt> {
@@ -146,6 +151,9 @@ export class ReceiptWriterClient {
       this.#stats.batches++;
       if (a.synced) this.#stats.syncs++;
     }
+    let ledger: LedgerHead | null = null;
+    for (const r of a.results) if (r.ok && (ledger === null || r.sealed.ledger_pos > ledger.pos)) ledger = { pos: r.sealed.ledger_pos, head: r.sealed.ledger };
+    if (ledger !== null) this.#onLedger?.(ledger);
     pending.reqs.forEach((req, i) => {
       const r = a.results[i];
       const w = pending.waiters[i];

@@ -14,6 +14,8 @@ import { POLICY_MIGRATIONS, sqlitePolicyStores } from './policy-tables.js';
 import { ReceiptTable } from './receipts.js';
 import { ReceiptWriterClient } from './receipt-writer-client.js';
 import { KEY_MIGRATIONS, SqliteSharedKeys } from './shared-keys.js';
+import { LEDGER_MIGRATIONS, SqliteLedger } from './ledger.js';
+import type { LedgerHead, LedgerReport, LedgerStore } from '../ledger.js';
 import { SqliteSubtasks, SUBTASK_MIGRATIONS } from './subtasks.js';
 import { SqliteTaskRuntimes, TASK_RUNTIME_MIGRATIONS } from './task-runtimes.js';
 import { guarded, storeFailure } from './unavailable.js';
@@ -36,6 +38,8 @@ export interface SqliteOptions {
 export interface SqliteStoreOptions extends SqliteOptions {
   /** Folder that holds `toolgate.db`; created when missing. */
   readonly dir: string;
+  /** Told the ledger head after each durable commit (StoreContext.onLedger). */
+  readonly onLedger?: (head: LedgerHead) => void;
 }
 
 /** How long processes opening one new file together may keep each other from switching it to WAL. */
@@ -75,6 +79,7 @@ export class SqliteStore implements Store {
   readonly budgets: BudgetStore;
   readonly denials: DenialStore;
   readonly subtasks: SubtaskStore;
+  readonly ledger: LedgerStore;
   readonly #receipts: ReceiptTable;
   readonly #effects: EffectTable;
   readonly #keys: SqliteSharedKeys;
@@ -105,7 +110,7 @@ export class SqliteStore implements Store {
         // Deleted and overwritten values are zeroed, not left readable in free pages.
         db.pragma('secure_delete = ON');
         const before = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'schema_migrations'`).get()?.n ?? 0;
-        migrate(db, [CORE_MIGRATIONS, POLICY_MIGRATIONS, KEY_MIGRATIONS, SUBTASK_MIGRATIONS, TASK_RUNTIME_MIGRATIONS, ...(opts.migrations ?? []).filter((m) => ![POLICY_MIGRATIONS.name, KEY_MIGRATIONS.name, SUBTASK_MIGRATIONS.name, TASK_RUNTIME_MIGRATIONS.name].includes(m.name))]);
+        migrate(db, [CORE_MIGRATIONS, POLICY_MIGRATIONS, KEY_MIGRATIONS, SUBTASK_MIGRATIONS, TASK_RUNTIME_MIGRATIONS, LEDGER_MIGRATIONS, ...(opts.migrations ?? []).filter((m) => ![POLICY_MIGRATIONS.name, KEY_MIGRATIONS.name, SUBTASK_MIGRATIONS.name, TASK_RUNTIME_MIGRATIONS.name, LEDGER_MIGRATIONS.name].includes(m.name))]);
         // A migration that dropped values must not leave them in the WAL either.
         if (before > 0) db.pragma('wal_checkpoint(TRUNCATE)');
         return db;
@@ -114,13 +119,19 @@ export class SqliteStore implements Store {
         throw e;
       }
     });
-    this.#writer = new ReceiptWriterClient({ path: this.path, durability: opts.durability === 'normal' ? 'normal' : 'full' });
+    this.#writer = new ReceiptWriterClient({ path: this.path, durability: opts.durability === 'normal' ? 'normal' : 'full' }, opts.onLedger);
     this.#writer.warm();
     this.#receipts = new ReceiptTable(this.db);
     this.#effects = new EffectTable(this.db, this.owner);
     this.#keys = new SqliteSharedKeys(this.db);
     this.subtasks = new SqliteSubtasks(this.db);
     this.#runtimes = new SqliteTaskRuntimes(this.db);
+    const ledger = new SqliteLedger(this.db);
+    this.ledger = {
+      ledgerHead: async () => this.#guard('read the ledger', () => ledger.head()),
+      ledgerAt: async (pos) => this.#guard('read the ledger', () => ledger.at(pos)),
+      checkLedger: async (at): Promise<LedgerReport & { readonly at: ReadonlyMap<number, string> }> => this.#guard('check the ledger', () => ledger.check(at)),
+    };
     const db = this.db;
     const full = opts.durability !== 'normal';
     // A budget settle or release is always followed by its call's receipt, whose sync (the

@@ -85,5 +85,7 @@ export const shellExecResult = z.strictObject({
   notes: z.array(z.string()),
   /** `network: allowlist` only: each connection through the proxy (host, port, address, decision, bytes) and totals. */
   network: networkReportSchema.optional(),
+  /** The toolchains on the command's PATH: the path shown, the real directory, the version it names, whether argv[0] is in it. */
+  toolchains: z.array(z.strictObject({ path: z.string(), source: z.string(), version: z.string().nullable(), used: z.boolean() })).optional(),
 });
 export type ShellExecResult = z.infer<typeof shellExecResult>;

@@ -144,7 +144,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
     async execute(ctx) {
       const { args, prepared } = ctx;
       const { writable } = prepared;
-      const sandbox = sandboxFor(ctx.workspace.root, [...(opts.hide ?? []), ...ctx.hidden_paths], ctx.workspace.classifier);
+      const sandbox = sandboxFor(ctx.workspace.root, [...(opts.hide ?? []), ...ctx.hidden_paths], ctx.workspace.classifier, ctx.cache_dir);
       sandbox.level(); // isolation_unavailable before anything is sent
       const built = buildEnv(args.env, opts.hostEnv ?? process.env);
       for (const s of built.secrets) ctx.addSecret(s);
@@ -218,6 +218,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         collected,
         notes: [...built.notes, ...run.notes, ...(before === null && writable ? ['changed_paths: the workspace is not a git work tree'] : [])],
         ...(run.network ? { network: run.network } : {}),
+        ...(run.toolchains && run.toolchains.length > 0 ? { toolchains: [...run.toolchains] } : {}),
       };
       const artifacts = [run.stdout.artifact, run.stderr.artifact, ...collected.map((c) => c.artifact)].filter((a): a is ArtifactRef => a !== null);
       const { status, error } = outcomeOf(run);

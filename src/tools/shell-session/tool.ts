@@ -252,7 +252,7 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
       async execute(ctx) {
         const name = ctx.args.session ?? 'default';
         const action = ctx.args.action ?? 'run';
-        const sandbox = sandboxFor(ctx.workspace.root, [...(opts.hide ?? []), ...ctx.hidden_paths], ctx.workspace.classifier);
+        const sandbox = sandboxFor(ctx.workspace.root, [...(opts.hide ?? []), ...ctx.hidden_paths], ctx.workspace.classifier, ctx.cache_dir);
         sandbox.level(); // isolation_unavailable before anything is sent
         switch (action) {
           case 'run':
