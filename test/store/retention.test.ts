@@ -37,7 +37,9 @@ test('retention digest (default): the page is bound by sha256, not stored; the c
 
     const row = storedBody(state, r.receipt_id);
     assert.ok(!row.body.includes(MARK), 'the stored body holds no copy of the page');
-    assert.ok(row.body.length < 2_000, `stored body is ${row.body.length} bytes`);
+    // A task's first receipt also records the host tools (about 1 KB, docs/release.md): not counted here.
+    const { host_tools: _tools, ...withoutTools } = JSON.parse(row.body) as Record<string, unknown>;
+    assert.ok(JSON.stringify(withoutTools).length < 2_000, `stored body is ${row.body.length} bytes`);
     const stored = (await rt.store.getReceipt(r.receipt_id)) as Receipt;
     assert.equal((stored.result as Record<string, unknown>)['content'], undefined);
     assert.deepEqual(stored.bound, r.bound);
