@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sha256Hex, ToolgateError, type ArtifactRef, type TaskId } from '../protocol/index.js';
+import { failpoint, sha256Hex, ToolgateError, type ArtifactRef, type TaskId } from '../protocol/index.js';
 import { attenuate, BUDGET_DIMENSIONS, type BudgetLimitsSpec, type Grant, type Restrictions, type Usage } from '../policy/index.js';
 import type { ArtifactSink } from '../registry/index.js';
 import type { Store, SubtaskStore } from '../store/index.js';
@@ -153,6 +153,7 @@ export class TaskBoard {
       await this.#store.grants.putGrantIfAbsent(this.#childGrant(grant, task_id, spec, deadline));
       mkdirSync(this.settings.worktreeDir, { recursive: true, mode: 0o700 });
       await addWorktree(repo, record.worktree, input, signal);
+      failpoint('during_effect'); // the subtask's row and worktree made, its token not yet written
       mkdirSync(join(this.#stateDir, 'tasks'), { recursive: true, mode: 0o700 });
       writeFileSync(tokenFile, `${token}\n`, { mode: 0o600, flag: 'wx' });
     } catch (e) {
@@ -231,6 +232,7 @@ export class TaskBoard {
       completed_at: new Date().toISOString(),
     };
     const ended = await this.#end(sub, 'completed', 'completed', { result });
+    failpoint('during_effect'); // the subtask recorded completed, its result commit not yet kept under refs/toolgate/tasks/
     if (ended === undefined) {
       const now = await this.get(child);
       throw new ToolgateError('task_state', `task ${child} ended while completing`, { task_id: child, state: now?.state ?? 'unknown', reason: 'not_running' });
@@ -262,6 +264,7 @@ export class TaskBoard {
     for (const s of [top, ...below(top.task_id)].reverse()) {
       const now = await this.get(s.task_id);
       if (now?.state === 'running' && (await this.#end(now, 'cancelled', reason)) !== undefined) ended.push(s.task_id);
+      failpoint('during_effect'); // the subtask ended, its worktree not yet removed
       await this.release(s.task_id);
     }
     return ended;
