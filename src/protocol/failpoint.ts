@@ -4,7 +4,8 @@
 // A failpoint kills the whole process with SIGKILL at a named stage boundary: no cleanup, no
 // finally blocks, no pending writes flushed, exactly what a crash or an OOM kill leaves behind.
 // It is armed only by TOOLGATE_FAILPOINT, a test-only environment variable read once when this
-// module loads; unarmed, a failpoint costs one string comparison. Nothing ships armed.
+// module loads (one name, or several separated by commas: the first reached kills); unarmed, a
+// failpoint costs one comparison. Nothing ships armed.
 //
 // The points, in the order a call reaches them:
 //   after_claim     the effect record is claimed (durable), nothing sent
@@ -22,9 +23,9 @@ export type Failpoint = (typeof FAILPOINTS)[number];
 /** The test-only environment variable that arms one failpoint by name. */
 export const FAILPOINT_ENV = 'TOOLGATE_FAILPOINT';
 
-const armed: string | undefined = process.env[FAILPOINT_ENV];
+const armed: ReadonlySet<string> | null = process.env[FAILPOINT_ENV] ? new Set(process.env[FAILPOINT_ENV].split(',')) : null;
 
-/** SIGKILLs this process when `name` is the armed failpoint; otherwise nothing. */
+/** SIGKILLs this process when `name` is an armed failpoint; otherwise nothing. */
 export function failpoint(name: Failpoint): void {
-  if (armed === name) process.kill(process.pid, 'SIGKILL');
+  if (armed !== null && armed.has(name)) process.kill(process.pid, 'SIGKILL');
 }

@@ -4,8 +4,8 @@
 // caller is answered. A representative subset of the tools, one per way a crashed effect settles
 // (the store's part, the effect record's transitions, the stored intent, the receipt chain, is
 // the same for every tool; what differs per tool is its reconcile, which the SQLite matrix covers):
-//   fs.write                released and run again, or completed by reconcile from its intent
-//   fs.patch (two files)    a set torn by the crash rolled back from stored pre-images
+//   fs.patch (two files)    released and run again, completed by reconcile from its stored intent,
+//                           or a set torn by the crash rolled back from stored pre-images
 //   shell.exec              ambiguous, reconciliation_required (the record must be listed ambiguous)
 //   http.request            an external effect looked up at the provider by its key
 import { FS_CASES, httpCase } from './failpoint-cases.js';
@@ -18,4 +18,4 @@ const pick = (tool: string, torn = false): NamedCase => {
   return { name: `${tool}${torn ? ' (two files)' : ''} on PostgreSQL`, make: () => Promise.resolve(c) };
 };
 
-matrixTests('failpoint matrix on PostgreSQL', [pick('fs.write'), pick('fs.patch', true), pick('shell.exec'), { name: 'http.request on PostgreSQL', make: httpCase }], { pg: freshDatabase });
+matrixTests('failpoint matrix on PostgreSQL', [pick('fs.patch', true), pick('shell.exec'), { name: 'http.request on PostgreSQL', make: httpCase }], { pg: freshDatabase });
