@@ -13,10 +13,13 @@
 //   after_sent      markSent returned to the tool, before it starts its effect
 //   during_effect   part of the effect is visible: a file moved into place (more may follow),
 //                   a tree moved to the trash before removal, a rename done before its syncs,
-//                   a command that has written its first output
+//                   a command that has written its first output, a provider's, remote's or
+//                   upstream's answer arrived, a subtask made, ended or completed but not all
+//                   of it (each tool's point: docs/conformance.md)
 //   before_receipt  the tool returned; the receipt is about to be committed
 //   during_commit   the receipt writer appended the receipt and settled the record in SQLite,
-//                   before the WAL is synced and the call answered
+//                   before the WAL is synced and the call answered; in PostgreSQL, the receipt
+//                   batch's transaction committed, the call not answered
 export const FAILPOINTS = ['after_claim', 'after_intent', 'after_sent', 'during_effect', 'before_receipt', 'during_commit'] as const;
 export type Failpoint = (typeof FAILPOINTS)[number];
 
