@@ -28,6 +28,9 @@ export interface Fixture {
 const BIG_BYTES = 20 * 1024 * 1024;
 /** Numbered lines (`line N`) the kit pages through. */
 export const PAGED_LINES = 200_000;
+/** Files in paged/many (listed in pages) and matches in paged/found (searched in pages). */
+export const PAGED_ENTRIES = 45;
+export const PAGED_MATCHES = 12;
 /** The entries the kit makes in the root: a given root must not hold any of them already. */
 const FIXTURE_ENTRIES = ['sub', 'race', 'race-alt', 'inside.txt', 'dup.txt', 'overlap.txt', '.env', 'link-out', 'link-in', 'dangling', 'hard', 'fifo', 'sparse.bin', 'big.txt', 'pages.txt'];
 /** Files the race renames and deletes, one attempt each. */
@@ -84,6 +87,11 @@ export function makeFixture(given?: string): Fixture {
   writeFileSync(join(rootDir, 'sparse.bin'), '');
   truncateSync(join(rootDir, 'sparse.bin'), SPARSE_BYTES);
   writeFileSync(join(rootDir, 'big.txt'), Buffer.alloc(BIG_BYTES, 'y\n'));
+  // Continuation paging (continuation.ts): a directory to page through, another to replay its token on, files to search.
+  for (const d of ['many', 'other', 'found']) mkdirSync(join(rootDir, 'paged', d), { recursive: true });
+  for (let i = 0; i < PAGED_ENTRIES; i++) writeFileSync(join(rootDir, 'paged', 'many', `m-${String(i).padStart(2, '0')}.txt`), 'm\n');
+  for (let i = 0; i < 5; i++) writeFileSync(join(rootDir, 'paged', 'other', `o-${i}.txt`), 'o\n');
+  for (let i = 0; i < PAGED_MATCHES; i++) writeFileSync(join(rootDir, 'paged', 'found', `f-${String(i).padStart(2, '0')}.txt`), `pagingneedle ${String(i).padStart(2, '0')}\n`);
   writeFileSync(join(rootDir, 'pages.txt'), Array.from({ length: PAGED_LINES }, (_, i) => `line ${i + 1}\n`).join(''));
 
   const outsideState = (): string => {

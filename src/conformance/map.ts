@@ -11,9 +11,14 @@ const operation = z.strictObject({
   args: z.record(z.string(), z.unknown()),
   /** edit: the field names of one edit in the `{edits}` array (e.g. `oldText`/`newText`). */
   edit_fields: z.strictObject({ old: z.string().min(1), new: z.string().min(1) }).optional(),
+  /**
+   * list_pages, search_pages: where a truncated answer's continuation token is (`field`, a JSON
+   * pointer into the result's structured content) and which argument hands it back (`arg`).
+   */
+  continuation: z.strictObject({ arg: z.string().min(1), field: z.string().regex(/^(\/[^/]*)*$/, 'a JSON pointer') }).optional(),
 });
 
-export const OPERATIONS = ['read', 'page', 'write', 'edit', 'list', 'search', 'exec', 'rename', 'delete'] as const;
+export const OPERATIONS = ['read', 'page', 'write', 'edit', 'list', 'search', 'exec', 'rename', 'delete', 'list_pages', 'search_pages'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 export const conformanceMap = z.strictObject({
@@ -32,6 +37,10 @@ export const conformanceMap = z.strictObject({
   /** `{path}` the entry to move, `{to}` where. */
   rename: operation.optional(),
   delete: operation.optional(),
+  /** A listing of `{path}` at most `{page_size}` entries a page, with its `continuation`. */
+  list_pages: operation.optional(),
+  /** A search for `{pattern}` at most `{page_size}` matches a page, with its `continuation`. */
+  search_pages: operation.optional(),
 });
 export type ConformanceMap = z.infer<typeof conformanceMap>;
 

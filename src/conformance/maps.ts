@@ -15,6 +15,8 @@ export const SHIPPED_MAPS: Readonly<Record<string, ConformanceMap>> = {
     exec: { tool: 'shell_exec', args: { script: '{command}' } },
     rename: { tool: 'fs_rename', args: { from: '{path}', to: '{to}' } },
     delete: { tool: 'fs_delete', args: { path: '{path}' } },
+    list_pages: { tool: 'fs_list', args: { path: '{path}', max_entries: '{page_size}' }, continuation: { arg: 'continuation', field: '/continuation' } },
+    search_pages: { tool: 'fs_search', args: { query: '{pattern}', max_results: '{page_size}', include_ignored: true }, continuation: { arg: 'continuation', field: '/continuation' } },
   },
   'server-filesystem': {
     name: '@modelcontextprotocol/server-filesystem',

@@ -3,13 +3,14 @@
 import { ToolgateError } from '../protocol/index.js';
 import { FAILING, OUTCOMES, type AttemptResult, type KitContext, type Outcome } from './attempt.js';
 import { absoluteAndEncoded, edits, links, processes, secrets, specialFiles, traversal, unicode } from './families.js';
+import { continuationPaging } from './continuation.js';
 import { schemaFuzz } from './fuzz.js';
 import { makeFixture } from './fixture.js';
 import type { ConformanceMap } from './map.js';
 import { renameRace } from './race.js';
 import { Target, type TargetSpec } from './target.js';
 
-export const FAMILIES = [traversal, absoluteAndEncoded, links, specialFiles, edits, unicode, secrets, schemaFuzz, processes, renameRace] as const;
+export const FAMILIES = [traversal, absoluteAndEncoded, links, specialFiles, continuationPaging, edits, unicode, secrets, schemaFuzz, processes, renameRace] as const;
 
 export interface FamilyRow {
   readonly family: string;

@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { TOOLGATE_VERSION } from '../protocol/index.js';
 
 export type Answer =
-  | { readonly kind: 'result'; readonly isError: boolean; readonly text: string; readonly typedCode: string | null; readonly bytes: number; readonly ms: number }
+  | { readonly kind: 'result'; readonly isError: boolean; readonly text: string; readonly typedCode: string | null; readonly bytes: number; readonly ms: number; readonly structured: unknown }
   | { readonly kind: 'protocol_error'; readonly code: number; readonly message: string; readonly ms: number }
   | { readonly kind: 'hung'; readonly ms: number }
   | { readonly kind: 'crashed'; readonly message: string; readonly ms: number };
@@ -81,7 +81,7 @@ export class Target {
     try {
       const r = await client.callTool({ name, arguments: args as Record<string, unknown> }, { signal: abort.signal, timeout: o.boundMs + 1_000 });
       const text = [...(Array.isArray(r.content) ? r.content : []).map((c) => (c.type === 'text' ? c.text : JSON.stringify(c))), r.structuredContent ? JSON.stringify(r.structuredContent) : ''].join('\n');
-      return { kind: 'result', isError: r.isError === true, text, typedCode: typedCodeOf(r.structuredContent), bytes: Buffer.byteLength(text), ms: ms() };
+      return { kind: 'result', isError: r.isError === true, text, typedCode: typedCodeOf(r.structuredContent), bytes: Buffer.byteLength(text), ms: ms(), structured: r.structuredContent ?? null };
     } catch (e) {
       const reason: unknown = abort.signal.reason;
       if (abort.signal.aborted && reason instanceof Error && reason.message === 'bound') {

@@ -2,6 +2,7 @@
 // captured like a shell.exec stream: bounded preview, artifact, injected secrets redacted), its
 // stdin FIFO, its wall-clock limit, control keys, and how it ended. A caller that yields takes
 // the output so far with `cut()`; the rest goes to the next segment.
+import { failpoint } from '../protocol/index.js';
 import { execFile } from 'node:child_process';
 import { chownSync, constants, openSync } from 'node:fs';
 import { Socket } from 'node:net';
@@ -105,6 +106,7 @@ export class SessionCommand {
     for (const name of ['stdout', 'stderr'] as const) {
       const early = (name === 'stdout' ? p.stdout : p.stderr).begin(marker, {
         data: (chunk) => {
+          failpoint('during_effect'); // the session's command runs and has written output
           if (this.#captures[name].push(chunk)) this.stop('output_limit');
         },
         ended: () => {

@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sha256Hex, ToolgateError, type ArtifactRef, type TaskId } from '../protocol/index.js';
+import { canonicalJson, failpoint, sha256Hex, ToolgateError, type ArtifactRef, type TaskId } from '../protocol/index.js';
 import { attenuate, BUDGET_DIMENSIONS, type BudgetLimitsSpec, type Grant, type Restrictions, type Usage } from '../policy/index.js';
 import type { ArtifactSink } from '../registry/index.js';
 import type { Store, SubtaskStore } from '../store/index.js';
@@ -22,6 +22,8 @@ export interface SpawnSpec {
   readonly restrictions: Restrictions;
   readonly budget: BudgetLimitsSpec;
   readonly deadline_ms: number;
+  /** The spawning call's logical effect id, when it has one. */
+  readonly spawned_by?: string | null;
 }
 
 export interface Spawned {
@@ -101,6 +103,7 @@ export class TaskBoard {
     const parentDeadline = Math.min(parentSub?.record.deadline ?? Infinity, grant.deadline === null ? Infinity : Date.parse(grant.deadline));
     // The child's deadline fits in the parent's remainder: it is cut to the parent's.
     const deadline = Math.min(now + Math.min(spec.deadline_ms, this.settings.maxDeadlineMs), parentDeadline);
+    if (spec.spawned_by) await this.#endInterruptedSpawn(parent, spec.spawned_by);
     const repo = await this.#repoOf(parent, workspaceRoot);
     const input = await snapshotWorkspace(repo, isSecret, signal);
     const task_id = `tsk_${randomUUID().replace(/-/g, '')}` as TaskId;
@@ -134,6 +137,7 @@ export class TaskBoard {
       result: null,
       merge: null,
       ended_reason: null,
+      ...(spec.spawned_by ? { spawned_by: spec.spawned_by } : {}),
     };
     const depth = (parentSub?.depth ?? 0) + 1;
     const stamp = new Date(now).toISOString();
@@ -153,6 +157,7 @@ export class TaskBoard {
       await this.#store.grants.putGrantIfAbsent(this.#childGrant(grant, task_id, spec, deadline));
       mkdirSync(this.settings.worktreeDir, { recursive: true, mode: 0o700 });
       await addWorktree(repo, record.worktree, input, signal);
+      failpoint('during_effect'); // the subtask's row and worktree made, its token not yet written
       mkdirSync(join(this.#stateDir, 'tasks'), { recursive: true, mode: 0o700 });
       writeFileSync(tokenFile, `${token}\n`, { mode: 0o600, flag: 'wx' });
     } catch (e) {
@@ -161,6 +166,21 @@ export class TaskBoard {
       throw e;
     }
     return { subtask: (await this.get(task_id)) as Subtask, token_file: tokenFile };
+  }
+
+  /**
+   * A retry of a spawn whose call ended without a receipt (the host crashed after the subtask was
+   * made: found by the failpoint matrix, test/runtime/failpoints-tasks.test.ts). Its token never
+   * reached anyone, and it holds the owned paths and a budget share: it is ended (failed) and its
+   * worktree removed, and the retry spawns afresh. A spawn that answered is replayed by its
+   * receipt and never gets here.
+   */
+  async #endInterruptedSpawn(parent: TaskId, spawnedBy: string): Promise<void> {
+    for (const s of await this.list({ parent })) {
+      if (s.state !== 'running' || s.record.spawned_by !== spawnedBy) continue;
+      await this.#end(s, 'failed', 'spawn interrupted: its call ended without an answer (a crash); spawned again');
+      await this.release(s.task_id);
+    }
   }
 
   /** Every dimension the parent's grant limits must be given a share: an unlimited child could not fit. */
@@ -209,6 +229,13 @@ export class TaskBoard {
   async complete(child: TaskId, conclusion: unknown, artifacts: ArtifactSink, isSecret: SecretTest, signal: AbortSignal): Promise<Subtask> {
     const sub = await this.get(child);
     if (sub === undefined) throw new ToolgateError('task_state', `task ${child} is not a subtask: only a subtask completes`, { task_id: child, state: 'root', reason: 'not_in_tree' });
+    const done = sub.record.result;
+    if (sub.state === 'completed' && done !== null && canonicalJson(done.conclusion) === canonicalJson(conclusion)) {
+      // The same hand-back again: a retry after a crash between the record and the receipt
+      // (failpoint matrix). The recorded result stands; its commit is kept if the crash came first.
+      await keepCommit({ root: sub.record.worktree, gitDir: sub.record.git_dir }, child, done.commit);
+      return sub;
+    }
     if (sub.state !== 'running') throw new ToolgateError('task_state', `task ${child} is ${sub.state}`, { task_id: child, state: sub.state, reason: 'not_running' });
     checkConclusion(sub.record.output_schema, conclusion, this.settings.maxConclusionBytes);
     const repo = { root: sub.record.worktree, gitDir: sub.record.git_dir };
@@ -231,6 +258,7 @@ export class TaskBoard {
       completed_at: new Date().toISOString(),
     };
     const ended = await this.#end(sub, 'completed', 'completed', { result });
+    failpoint('during_effect'); // the subtask recorded completed, its result commit not yet kept under refs/toolgate/tasks/
     if (ended === undefined) {
       const now = await this.get(child);
       throw new ToolgateError('task_state', `task ${child} ended while completing`, { task_id: child, state: now?.state ?? 'unknown', reason: 'not_running' });
@@ -262,6 +290,7 @@ export class TaskBoard {
     for (const s of [top, ...below(top.task_id)].reverse()) {
       const now = await this.get(s.task_id);
       if (now?.state === 'running' && (await this.#end(now, 'cancelled', reason)) !== undefined) ended.push(s.task_id);
+      failpoint('during_effect'); // the subtask ended, its worktree not yet removed
       await this.release(s.task_id);
     }
     return ended;

@@ -45,6 +45,8 @@ export interface SubtaskRecord {
   readonly result: TaskResult | null;
   readonly merge: MergeOutcome | null;
   readonly ended_reason: string | null;
+  /** The logical effect of the task.spawn call that made it (when the call had an idempotency key): a retry after a crash finds it. */
+  readonly spawned_by?: string;
 }
 
 export interface Subtask {

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Tool } from '@modelcontextprotocol/client';
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { ToolgateError, digestOf, sha256Hex, type Resource } from '../protocol/index.js';
+import { ToolgateError, digestOf, failpoint, sha256Hex, type Resource } from '../protocol/index.js';
 import { defineTool, failedOutcome, type AnyTool, type ReconcileVerdict, type ToolOutcome, anyTool } from '../registry/index.js';
 import { effectClassOfManifest, namespaceOf, type ResourceArg, type ToolManifest, type UpstreamConfig } from './config.js';
 import { sessionGone, type UpstreamConnection } from './connection.js';
@@ -179,6 +179,7 @@ export function upstreamToolEntry(upstream: string, config: UpstreamConfig, tool
             { signal: ctx.signal, timeout: Math.max(1, ctx.deadline - Date.now()) + 5_000, toolDefinition: tool },
           ),
         );
+        if (!read) failpoint('during_effect'); // the upstream answered: its effect taken, the answer not yet read
         const result: UpstreamResult = { upstream, tool: tool.name, content: r.content ?? [], structured: r.structuredContent ?? null, idempotency_key: key };
         const evidence = { upstream, tool: tool.name, tool_digest: digest, idempotency_key: key, is_error: r.isError === true };
         if (r.isError === true) {

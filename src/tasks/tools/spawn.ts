@@ -90,6 +90,8 @@ export function createTaskSpawn(board: TaskBoard): ToolDefinition<TaskSpawnArgs,
           restrictions: definedOnly(args.restrictions ?? {}),
           budget: args.budget,
           deadline_ms: args.deadline_ms,
+          // What names this spawn across a retry: the logical effect, else the idempotency key (both within the parent task).
+          spawned_by: ctx.logical_effect_id !== null ? `effect:${ctx.logical_effect_id}` : ctx.idempotency_key ? `key:${ctx.idempotency_key}` : null,
         },
         ctx.signal,
       );

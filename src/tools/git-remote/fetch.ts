@@ -1,4 +1,4 @@
-import { errorBody, ToolgateError } from '../../protocol/index.js';
+import { errorBody, failpoint, ToolgateError } from '../../protocol/index.js';
 import { asOutcome, defineTool, failedOutcome, type ToolDefinition, type ToolOutcome } from '../../registry/index.js';
 import { systemResolver } from '../../resources/index.js';
 import { configureRemotes, type ConfiguredRemote } from './config.js';
@@ -83,6 +83,7 @@ export function createGitFetch(o: GitRemoteOptions = {}, remotes: readonly Confi
           const tracking = trackingRefOf(prepared.name, ref);
           const { old } = oid === null ? { old: null } : await setTrackingRef(root, tracking, oid, ctx.signal);
           refs.push({ ref, oid, tracking_ref: tracking, old });
+          failpoint('during_effect'); // a tracking ref moved (more may follow)
         }
         const destination = evidenceOf(c);
         return { status: 'succeeded', result: { remote: args.remote, url: d.url, refs, destination }, evidence: { destination, refs } };

@@ -1,4 +1,4 @@
-import { errorBody, ToolgateError } from '../../protocol/index.js';
+import { errorBody, failpoint, ToolgateError } from '../../protocol/index.js';
 import { asOutcome, defineTool, failedOutcome, type ToolDefinition, type ToolOutcome } from '../../registry/index.js';
 import { systemResolver, type HostResolver } from '../../resources/index.js';
 import { configureRemotes, pushEffectClass, type ConfiguredRemote, type GitConnectorConfig } from './config.js';
@@ -128,6 +128,7 @@ export function createGitPush(o: GitRemoteOptions = {}, remotes: readonly Config
           objectFormat: repo.objectFormat,
           onSpawn: () => ctx.markSent(intent),
         });
+        failpoint('during_effect'); // git ended: the remote may have moved the ref, its answer not yet read
         ctx.signal.throwIfAborted();
         const answer = pushAnswers(run.stdout).find((a) => a.ref === ref) ?? null;
         const evidence = { destination, ref, old, new: commit, forced: args.force, answer, exit: { reason: run.reason, exit_code: run.exit_code, signal: run.signal } };
