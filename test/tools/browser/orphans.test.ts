@@ -4,10 +4,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { envelope, tempDirs } from '../../support/fixtures.js';
-import { browserRuntime, html, processesMentioning, Site, until, type BrowserRuntime } from './harness.js';
+import { createRuntime } from '../../../src/runtime/index.js';
+import { browserRuntime, grant, html, POLICY, processesMentioning, Site, until, type BrowserRuntime } from './harness.js';
 
 describe('browser: no orphaned Chromium', () => {
   let site: Site;
@@ -59,6 +60,20 @@ describe('browser: no orphaned Chromium', () => {
       child.kill('SIGKILL');
       await once(child, 'exit');
       assert.ok(await until(() => processesMentioning(dirs.state).length === 0), `left: ${processesMentioning(dirs.state).join(',')}`);
+      // The killed runtime could not remove its profile (the task's cookies and storage); the next
+      // browser of this state dir removes it, and leaves a live runtime's alone.
+      const sessions = (): string[] => readdirSync(join(dirs.state, 'browser'));
+      assert.equal(sessions().length, 1, 'the killed runtime left its session folder');
+      const live = join(dirs.state, 'browser', `session-${process.ppid}-live`);
+      mkdirSync(live);
+      const rt = await createRuntime({ workspace: dirs.workspace, stateDir: dirs.state, grant: grant() as never, policies: [{ name: 'browser.cedar', text: POLICY }] });
+      try {
+        const open = await rt.call(envelope('browser.open', { url: `${site.origin}/` }));
+        assert.equal(open.status, 'succeeded', JSON.stringify(open.error));
+        assert.deepEqual(sessions().filter((n) => !n.startsWith(`session-${process.pid}-`)).sort(), [`session-${process.ppid}-live`]);
+      } finally {
+        await rt.close();
+      }
     } finally {
       dirs.cleanup();
     }
