@@ -61,7 +61,7 @@ export function createBrowserClick(deps: BrowserDeps): ToolDefinition<ClickArgs,
   return defineTool<ClickArgs, EffectResult, { write: boolean }>({
     ...common,
     name: 'browser.click',
-    description: 'Click an element named by a locator of a snapshot. Refused stale_page_state when the page moved on since that snapshot. A click that submits a form by POST (or any non-GET) is a `send` effect and needs approval.',
+    description: 'Click an element named by a locator of a snapshot. Refused stale_page_state when the page moved on since that snapshot. A click that submits a form by POST (or any non-GET) is a `send` effect, decided by policy like any send before a byte leaves.',
     effect_class: 'read',
     capabilities: ['network'],
     args: clickArgs,
