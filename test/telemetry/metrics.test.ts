@@ -110,18 +110,26 @@ describe('metrics at /metrics', () => {
     const url = `http://${PROVIDER_ADDRESS}:${provider.port}`;
     provider.behaviour = 'hold';
     try {
-      // The first holds the slot past the second's deadline: the second expires in the queue.
-      const deadlines = [4_000, 1_500].map((ms) => new Date(Date.now() + ms).toISOString());
-      const calls = deadlines.map((deadline, i) => held.rt.call(envelope('http.request', { method: 'POST', url: `${url}/q`, body: String(i) }, { task_id: 'task-q', idempotency_key: `q-${i}`, deadline })));
-      // Bounded wait for the first call to hold the slot and the second to queue.
-      let seen = { active: 0, queued: 0 };
-      for (let i = 0; i < 100 && !(seen.active === 1 && seen.queued === 1); i++) {
+      // The first holds the slot past the second's deadline: the second expires in the queue. The
+      // second starts only once the first holds the slot (started together, either could get it).
+      const call = (i: number, ms: number) => held.rt.call(envelope('http.request', { method: 'POST', url: `${url}/q`, body: String(i) }, { task_id: 'task-q', idempotency_key: `q-${i}`, deadline: new Date(Date.now() + ms).toISOString() }));
+      const gauges = async (): Promise<{ active: number; queued: number }> => {
         const s = await local.scrape();
         const m = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(s.body)?.[1] ?? NaN);
-        seen = { active: m('toolgate_admission_in_flight'), queued: m('toolgate_admission_queued') };
-        if (!(seen.active === 1 && seen.queued === 1)) await new Promise((r) => setTimeout(r, 20));
-      }
-      assert.deepEqual(seen, { active: 1, queued: 1 });
+        return { active: m('toolgate_admission_in_flight'), queued: m('toolgate_admission_queued') };
+      };
+      const until = async (want: { active: number; queued: number }): Promise<{ active: number; queued: number }> => {
+        let seen = await gauges();
+        for (let i = 0; i < 1_000 && !(seen.active === want.active && seen.queued === want.queued); i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          seen = await gauges();
+        }
+        return seen;
+      };
+      const first = call(0, 10_000);
+      assert.deepEqual(await until({ active: 1, queued: 0 }), { active: 1, queued: 0 });
+      const calls = [first, call(1, 3_000)];
+      assert.deepEqual(await until({ active: 1, queued: 1 }), { active: 1, queued: 1 });
       const ended = await Promise.all(calls);
       assert.deepEqual(
         ended.map((r) => r.status),
