@@ -56,8 +56,11 @@ Options: --workspace DIR, --state-dir DIR, --store-url URL (as for call)`,
           : await readCheckpointFile(rt.audit.file);
         ledger = await verifyLedger(rt.store, rt.audit.key.keyId, kept === null ? null : { source, value: kept });
       }
-      const ok = report.ok && (links?.ok ?? true) && (ledger?.ok ?? true);
-      if (values.json) io.out(JSON.stringify({ ...report, ok, ...(links === null || links.subtasks === 0 ? {} : { task_links: links }), ...(ledger === null ? {} : { ledger }) }, null, 2));
+      // Asked to check a kept checkpoint without the key that signs them: that check cannot be done.
+      const unchecked = rt.audit === null && values.checkpoint !== undefined;
+      const ok = report.ok && (links?.ok ?? true) && (ledger?.ok ?? true) && !unchecked;
+      const unavailable = rt.audit === null ? rt.auditUnavailable : null;
+      if (values.json) io.out(JSON.stringify({ ...report, ok, ...(links === null || links.subtasks === 0 ? {} : { task_links: links }), ...(ledger === null ? {} : { ledger }), ...(unavailable === null ? {} : { checkpoints_unavailable: unavailable }) }, null, 2));
       else {
         io.out(`${report.ok ? 'ok' : 'BROKEN'}: ${report.receipts} receipts in ${report.tasks} tasks`);
         for (const b of report.broken) io.out(`task ${b.task_id}: receipt #${b.seq} ${b.receipt_id}: ${b.reason}`);
@@ -70,6 +73,7 @@ Options: --workspace DIR, --state-dir DIR, --store-url URL (as for call)`,
           if (c === null) io.out('no checkpoint: the ledger is not anchored yet (docs/audit.md)');
           else io.out(c.ok ? `ok: checkpoint ${c.source} (${c.pos} receipts, signed ${c.at}) holds` : `BROKEN: checkpoint ${c.source}: ${c.reason ?? ''}`);
         }
+        if (unavailable !== null) io.out(`${unchecked ? 'NOT CHECKED' : 'no checkpoints'}: ${unavailable}`);
       }
       return ok ? 0 : 1;
     } finally {

@@ -187,6 +187,7 @@ HTTP limits (docs/mcp.md "HTTP limits"; one client cannot block or evict the oth
       throw e;
     }
     metrics?.watch(rt);
+    if (rt.auditUnavailable !== null) io.err(`toolgate: warning: no audit checkpoints: ${rt.auditUnavailable}`);
     try {
       if (metrics !== null && metricsPort !== undefined) {
         metricsServing = await serveMetrics(metrics, metricsPort).catch((e: unknown) => {

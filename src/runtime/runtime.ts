@@ -6,7 +6,7 @@ import { PROFILE_NAMES, ProfileRunner, profileNamed, type Profile } from '../pro
 import { Registry, Rollout, type AnyTool, type RolloutConfig } from '../registry/index.js';
 import { Workspace, sweepWorkspaceTemps } from '../resources/index.js';
 import { PolicyEngine, type ApprovalDesk, type PolicySource, type TaskGrant } from '../policy/index.js';
-import { AuditCheckpoints, guarded, sqliteStore, type AuditOptions, type CheckpointStatus, type EffectRecord, type Store, type StoreFactory } from '../store/index.js';
+import { type AuditCheckpoints, openAuditCheckpoints, guarded, sqliteStore, type AuditOptions, type CheckpointStatus, type EffectRecord, type Store, type StoreFactory } from '../store/index.js';
 import { openArtifacts, sweepArtifactParts, type ArtifactLocation, type ArtifactStore } from '../artifacts/index.js';
 import { builtinTools, gitConnectorSecrets, httpConnectorSecrets, type GitConnectorConfig, type HttpConnectorConfig } from '../tools/index.js';
 import type { HostResolver } from '../resources/index.js';
@@ -186,9 +186,12 @@ export class Runtime {
     let store: Store | undefined;
     let gateway: Gateway | null = null;
     let audit: AuditCheckpoints | null = null;
+    let auditUnavailable: string | null = null;
     try {
       const stateDir = prepareStateDir(workspace, opts.stateDir);
-      const checkpoints = (audit = opts.audit === false ? null : new AuditCheckpoints(opts.audit ?? {}, { stateDir, workspace: workspace.root }));
+      const opened = opts.audit === false ? null : openAuditCheckpoints(opts.audit ?? {}, { stateDir, workspace: workspace.root });
+      if (opened !== null && 'unavailable' in opened) auditUnavailable = opened.unavailable;
+      const checkpoints = (audit = opened !== null && 'checkpoints' in opened ? opened.checkpoints : null);
       store = await (opts.store ?? sqliteStore())({ stateDir, ...(checkpoints ? { onLedger: (h) => checkpoints.advanced(h) } : {}) });
       await audit?.attach(store.ledger);
       const hiddenPaths = audit ? [audit.key.path] : [];
@@ -244,7 +247,7 @@ export class Runtime {
         runtimeDigest,
       };
       const state: RuntimeState = { attempts: new LRUCache({ max: 10_000 }), running: new RunningCalls(), effects: new RunningEffects(opts.detachGraceMs ?? 60_000) };
-      return new Runtime({ services, config, state }, profile, gateway, board, audit);
+      return new Runtime({ services, config, state }, profile, gateway, board, audit, auditUnavailable);
     } catch (e) {
       await gateway?.close();
       await store?.close().catch(() => {});
@@ -263,12 +266,15 @@ export class Runtime {
   /** The task tree (subtasks) when the runtime was opened with `tasks`; null otherwise. */
   readonly tasks: TaskBoard | null;
 
-  /** The signed checkpoints of the ledger (docs/audit.md); null when turned off. */
+  /** The signed checkpoints of the ledger (docs/audit.md); null when turned off or unavailable. */
   readonly audit: AuditCheckpoints | null;
+  /** Why the runtime signs no checkpoints although they were not turned off (the default key location cannot be used). */
+  readonly auditUnavailable: string | null;
 
-  private constructor(parts: RuntimeParts, profile: Profile | null, gateway: Gateway | null, tasks: TaskBoard | null, audit: AuditCheckpoints | null) {
+  private constructor(parts: RuntimeParts, profile: Profile | null, gateway: Gateway | null, tasks: TaskBoard | null, audit: AuditCheckpoints | null, auditUnavailable: string | null) {
     this.#parts = parts;
     this.audit = audit;
+    this.auditUnavailable = auditUnavailable;
     this.tasks = tasks;
     this.gateway = gateway;
     this.profile = profile === null ? null : new ProfileRunner(profile, { call: (env, o) => this.call(env, o), root: parts.services.workspace.root });

@@ -29,6 +29,7 @@ export type { PostgresOptions } from './postgres/store.js';
 export { ledgerStep, type LedgerHead, type LedgerReport, type LedgerStore } from './ledger.js';
 export {
   AuditCheckpoints,
+  openAuditCheckpoints,
   checkpointFileOf,
   DEFAULT_CHECKPOINT_EVERY,
   loadAuditKey,

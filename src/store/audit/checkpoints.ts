@@ -15,6 +15,27 @@ export interface AuditOptions {
 
 export const DEFAULT_CHECKPOINT_EVERY = 64;
 
+/**
+ * The checkpoints a runtime opens with, or why it has none. A key the operator named
+ * (`keyFile`, `TOOLGATE_AUDIT_KEY`) must work: its failure stops the runtime. The default
+ * location may be unusable where nobody chose it (a home this user cannot write, a workspace that
+ * contains `~/.config`): the runtime then runs without checkpoints and says why (`unavailable`,
+ * printed by the CLI at start and by `audit verify`), rather than refusing to serve at all.
+ */
+export function openAuditCheckpoints(
+  opts: AuditOptions,
+  where: { readonly stateDir: string; readonly workspace: string },
+  env: NodeJS.ProcessEnv = process.env,
+): { readonly checkpoints: AuditCheckpoints } | { readonly unavailable: string } {
+  const named = opts.keyFile !== undefined || (env['TOOLGATE_AUDIT_KEY'] ?? '').startsWith('/');
+  try {
+    return { checkpoints: new AuditCheckpoints(opts, where) };
+  } catch (e) {
+    if (named) throw e;
+    return { unavailable: `${(e as Error).message}; set TOOLGATE_AUDIT_KEY to a path outside the workspace and the state dir (docs/audit.md)` };
+  }
+}
+
 export function checkpointFileOf(opts: AuditOptions, stateDir: string): string {
   return opts.checkpointFile ?? join(stateDir, 'audit-checkpoint.json');
 }
