@@ -26,3 +26,14 @@ export function preparePackageCache(dir: string, user: { readonly uid: number; r
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (typeof process.getuid === 'function' && process.getuid() === 0 && user.uid !== 0) chownSync(dir, user.uid, user.gid);
 }
+
+/**
+ * Whether the workspace's cache folder can be bound for a command run as `user`: bwrap runs as
+ * that user and must walk to the folder, which lies in the runtime's private (0700) state dir.
+ * A command run as another user (the workspace's owner, when the runtime is root) gets the cache
+ * variables pointing at the sandbox's own tmpfs instead: never the host's caches nor another
+ * workspace's, but not kept between calls.
+ */
+export function cacheBindable(user: { readonly uid: number }): boolean {
+  return typeof process.getuid !== 'function' || process.getuid() === user.uid;
+}

@@ -5,7 +5,7 @@ import { DEFAULT_PROTECTED_DIRS, DEFAULT_PROTECTED_FILES, PathClassifier, type P
 import type { ArtifactWriter } from '../registry/index.js';
 import { SandboxCgroups } from './cgroups.js';
 import { PTY_PATH, resolveCommand, shellQuote } from './command.js';
-import { SANDBOX_CACHE_DIR, packageCacheEnv, preparePackageCache } from './package-caches.js';
+import { SANDBOX_CACHE_DIR, cacheBindable, packageCacheEnv, preparePackageCache } from './package-caches.js';
 import { detectHost, type Host } from './host.js';
 import { fileSizeBlocks, FSIZE_BLOCK, withDefaults, type LimitsRequest, type LimitInForce, type LimitsInForce, type ResourceLimits } from './limits.js';
 import { bwrapArgs, defaultHomes, toolchainsOf, visibilityOf, type NetworkMode, type SandboxProfile } from './profile.js';
@@ -229,10 +229,10 @@ export class Sandbox {
       user,
       workspaceMounts: NO_WORKSPACE_MOUNTS,
       toolchains,
-      ...(this.#o.cacheDir !== undefined && level === 'bwrap' && !req.internal ? { cacheDir: this.#o.cacheDir } : {}),
+      ...(this.#o.cacheDir !== undefined && level === 'bwrap' && !req.internal && cacheBindable(user) ? { cacheDir: this.#o.cacheDir } : {}),
     };
     const cacheDir = this.#o.cacheDir !== undefined && !req.internal ? this.#o.cacheDir : undefined;
-    if (cacheDir !== undefined) preparePackageCache(cacheDir, user);
+    if (cacheDir !== undefined && cacheBindable(user)) preparePackageCache(cacheDir, user);
     // Only what this run's user is shown goes on PATH (a uid other than root cannot walk into /root).
     const env = {
       ...(req.toolchainEnv ? withToolchainEnv(req.env, toolchainsOf(profile)) : req.env),

@@ -19,7 +19,7 @@ import { DRIVER_SCRIPT, DriverReportParser, SESSION_FIFO_DIR, type DriverReport 
 import { MarkerSplitter } from './session-streams.js';
 import { settlesWithin, waitUntilEmpty } from './teardown.js';
 import { resolveToolchains, withToolchainEnv } from './toolchains.js';
-import { SANDBOX_CACHE_DIR, packageCacheEnv, preparePackageCache } from './package-caches.js';
+import { SANDBOX_CACHE_DIR, cacheBindable, packageCacheEnv, preparePackageCache } from './package-caches.js';
 import { wrapperScript, type WrapperShell } from './wrapper.js';
 import type { WorkspaceMounts } from './workspace-scan.js';
 
@@ -152,9 +152,9 @@ export class SandboxSession {
       user,
       workspaceMounts: { readOnly: [], maskFiles: [], maskDirs: [] },
       toolchains: resolveToolchains(o.toolchains ?? {}, homes),
-      ...(o.cacheDir !== undefined ? { cacheDir: o.cacheDir } : {}),
+      ...(o.cacheDir !== undefined && cacheBindable(user) ? { cacheDir: o.cacheDir } : {}),
     };
-    if (o.cacheDir !== undefined) preparePackageCache(o.cacheDir, user);
+    if (o.cacheDir !== undefined && cacheBindable(user)) preparePackageCache(o.cacheDir, user);
     // The workspace's own package caches, as for shell.exec (package-caches.ts).
     const env = { ...(req.toolchainEnv ? withToolchainEnv(req.env, toolchainsOf(profile)) : req.env), ...(o.cacheDir !== undefined ? packageCacheEnv(SANDBOX_CACHE_DIR) : {}) };
     const lease = req.workspaceWritable ? holdAbsentPaths(HOST_CODE_ENTRIES.map((rel) => join(o.workspace, rel))) : null;

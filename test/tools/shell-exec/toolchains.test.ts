@@ -241,6 +241,11 @@ test('run as the workspace owner (not root): the toolchains that user can reach 
     assert.equal(res.stdout.preview.split('\n')[4], '0', 'no canary read');
     assert.deepEqual(crossings(res, r.homes), []);
     assert.deepEqual(crossings(await r.exec(`cat ${closed.home}/.local/bin/mytool ${closed.home}/.aws/credentials; true`, open), r.homes), []);
+    // The workspace's cache folder lies in root's private state dir, out of this user's reach: the
+    // cache variables point at the sandbox's own /run, which this user can write (not kept).
+    const cache = resultOf(await r.exec('echo "$npm_config_cache"; mkdir -p "$npm_config_cache" && touch "$npm_config_cache/x" && echo wrote', open));
+    assert.equal(cache.exit_code, 0, cache.stderr.preview);
+    assert.deepEqual(cache.stdout.preview.split('\n').slice(0, 2), ['/run/toolgate-cache/npm', 'wrote']);
   } finally {
     await r.done();
   }
