@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { ToolgateError } from '../../src/protocol/index.js';
 import { Sandbox, SandboxSession } from '../../src/sandbox/index.js';
 
-const fifoDirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('toolgate-session-'));
+// This process's own: other test files run at the same time and make theirs (toolgate-session-<pid>-…).
+const fifoDirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith(`toolgate-session-${process.pid}-`));
+const allFifoDirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('toolgate-session-'));
 
 describe('a session sandbox that cannot start', () => {
   it('is a typed execution_failed and leaves no FIFO directory, placeholder or process', async () => {
@@ -44,7 +46,7 @@ describe('FIFO directories of a runtime that died', () => {
       const sandbox = new Sandbox({ workspace });
       const session = await SandboxSession.open(sandbox, { cwd: workspace, env: { PATH: '/usr/bin:/bin' }, workspaceWritable: false, toolchainEnv: false });
       await session.end('closed');
-      assert.equal(fifoDirs().includes(`toolgate-session-${dead}-abc123`), false);
+      assert.equal(allFifoDirs().includes(`toolgate-session-${dead}-abc123`), false);
       assert.equal(fifoDirs().includes(`toolgate-session-${process.pid}-keepme`), true);
     } finally {
       rmSync(live, { recursive: true, force: true });

@@ -35,7 +35,8 @@ async function assertNoneLeft(n: number, members: number[]): Promise<void> {
   assert.ok(await waitFor(() => members.every((pid) => !running(pid)), 10_000), `every pid of the session's cgroup is gone: ${members.filter(running).join(' ')}`);
 }
 
-const fifoDirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('toolgate-session-'));
+// This process's own: other test files run at the same time and make theirs (toolgate-session-<pid>-…).
+const fifoDirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith(`toolgate-session-${process.pid}-`));
 
 describe('shell.session lifecycle: the session dies with the task and leaves 0 processes', () => {
   it('on action close', async () => {
