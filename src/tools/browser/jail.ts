@@ -2,11 +2,14 @@
 // the runtime. Playwright spawns `executablePath` with Chromium's arguments and talks to it over
 // fds 3 and 4 (--remote-debugging-pipe); that path is a small shell script (written per session)
 // that execs bwrap, so bwrap's parent is the runtime itself and --die-with-parent ties them.
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 
 /** Where the session's proxy socket directory is bound inside the jail. */
 export const JAIL_PROXY_DIR = '/run/toolgate';
 export const JAIL_BRIDGE = '/run/toolgate-bridge.cjs';
+/** Where the runtime's node binary is bound inside the jail (it runs the bridge). */
+export const JAIL_NODE = '/run/toolgate-node';
 /** The bridge's port on the jail's own loopback: the only network Chromium has. */
 export const JAIL_PROXY_PORT = 3128;
 
@@ -64,6 +67,9 @@ export interface JailPaths {
  */
 export function jailArgs(p: JailPaths): string[] {
   const home = homedir();
+  // The runtime's own node runs the bridge. It may live where the jail hides (a Node from
+  // `npx -p node@24` under the home, a checkout under /tmp): bound read-only at a fixed path.
+  const node = realpathSync(p.node);
   const hideHome = home !== '/' && home !== '' ? ['--tmpfs', home] : [];
   return [
     '--ro-bind', '/', '/',
@@ -76,6 +82,7 @@ export function jailArgs(p: JailPaths): string[] {
     '--bind', p.sessionDir, p.sessionDir,
     '--bind', p.proxyDir, JAIL_PROXY_DIR,
     '--ro-bind', p.bridgeFile, JAIL_BRIDGE,
+    '--ro-bind', node, JAIL_NODE,
     '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts',
     '--die-with-parent',
     '--clearenv',
@@ -83,7 +90,7 @@ export function jailArgs(p: JailPaths): string[] {
     '--setenv', 'HOME', p.sessionDir,
     '--setenv', 'TMPDIR', '/tmp',
     '--',
-    p.node, JAIL_BRIDGE, `${JAIL_PROXY_DIR}/proxy.sock`, String(JAIL_PROXY_PORT), p.chromium,
+    JAIL_NODE, JAIL_BRIDGE, `${JAIL_PROXY_DIR}/proxy.sock`, String(JAIL_PROXY_PORT), p.chromium,
   ];
 }
 
