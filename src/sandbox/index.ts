@@ -20,3 +20,4 @@ export { SessionCommand, type CommandSpec, type CommandEnd, type CommandEndReaso
 export { envChanges, type DriverReport, type EnvChanges } from './session-driver.js';
 export { supervise, type SuperviseSpec, type Supervised } from './supervise.js';
 export { NetProxy, networkReportSchema, proxyConnectionSchema, DEFAULT_PROXY_LIMITS, type NetProxyOptions, type NetProxyLimits, type NetworkReport, type ProxyConnection } from './net-proxy/index.js';
+export { sweepDeadOwners } from './process-table.js';

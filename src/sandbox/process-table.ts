@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { constants } from 'node:os';
 
 /** Start time (clock ticks since boot) and state of a host process, or null when it is gone. */
@@ -33,4 +34,24 @@ export function sendSignal(target: number, signal: NodeJS.Signals): void {
 export function signalName(n: number): NodeJS.Signals | null {
   for (const [name, num] of Object.entries(constants.signals)) if (num === n) return name as NodeJS.Signals;
   return null;
+}
+
+/**
+ * Removes the folders in `dir` named `<prefix><pid>-…` whose process is gone: what a runtime
+ * killed with SIGKILL leaves (a session's FIFOs, a browser profile, a proxy's socket folder). One
+ * host's pids: the folders are this machine's (tmp, or a state dir of one host).
+ */
+export function sweepDeadOwners(dir: string, prefix: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processStat(pid) !== null) continue;
+    rmSync(join(dir, name), { recursive: true, force: true });
+  }
 }

@@ -3,7 +3,7 @@
 // then fed to it one at a time (session-command.ts). Ending it kills the pid namespace's init,
 // which ends every process of the session, setsid or not, and waits until the cgroup is empty.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -11,7 +11,7 @@ import { ToolgateError } from '../protocol/index.js';
 import { SandboxCgroups } from './cgroups.js';
 import { withDefaults, type LimitsInForce, type LimitsRequest } from './limits.js';
 import { holdAbsentPaths, type PlaceholderLease } from './placeholder.js';
-import { processStat, sendSignal } from './process-table.js';
+import { processStat, sendSignal, sweepDeadOwners } from './process-table.js';
 import { bwrapArgs, defaultHomes, toolchainsOf, type SandboxProfile } from './profile.js';
 import { HOST_CODE_ENTRIES, type IsolationReport, type Sandbox } from './sandbox.js';
 import { SessionCommand, type CommandSpec } from './session-command.js';
@@ -165,7 +165,7 @@ export class SandboxSession {
       const masks = sandbox.workspaceMounts(user, lease?.paths ?? []);
       profile = { ...profile, workspaceMounts: masks };
       // Per-command stdin FIFOs: a private host directory, bound read-only inside (a FIFO opens for writing on a read-only mount).
-      sweepAbandonedFifoDirs();
+      sweepDeadOwners(tmpdir(), 'toolgate-session-');
       fifoDir = mkdtempSync(join(tmpdir(), `toolgate-session-${process.pid}-`));
       if (user.uid !== self.uid) chownSync(fifoDir, user.uid, user.gid);
       const c = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + 1, o.measure ?? true, user.uid === self.uid ? null : user) : null;
@@ -335,21 +335,6 @@ export class SandboxSession {
     rmSync(this.#fifoDir, { recursive: true, force: true });
     this.#lease?.release();
     return { reason, killed, shell_exit_code: reason === 'shell_exited' ? this.#exitCode : null };
-  }
-}
-
-/** Removes the FIFO directories of runtimes that died without ending their sessions (named after their pid). */
-function sweepAbandonedFifoDirs(): void {
-  let names: string[] = [];
-  try {
-    names = readdirSync(tmpdir());
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = /^toolgate-session-(\d+)-/.exec(name);
-    if (!m || processStat(Number(m[1])) !== null) continue;
-    rmSync(join(tmpdir(), name), { recursive: true, force: true });
   }
 }
 

@@ -6,6 +6,7 @@ import { ToolgateError } from '../../protocol/index.js';
 import { WEB_SCHEMES, authorizeDestination, connectPinned, type AuthorizedDestination, type DestinationGrant, type HostResolver } from '../../resources/index.js';
 import { headEnd, parseRequestHead, upstreamHead, type RequestHead } from './request-head.js';
 import { DEFAULT_PROXY_LIMITS, type NetProxyLimits, type NetworkReport, type ProxyConnection } from './report.js';
+import { sweepDeadOwners } from '../process-table.js';
 
 export interface NetProxyOptions {
   /** The task's grant: `hosts` and `private_addresses` decide each connection. */
@@ -56,6 +57,8 @@ export class NetProxy {
     o.signal?.throwIfAborted();
     // A fresh directory per call, 0700 and owned by the sandbox's user: no other local user can
     // reach this call's proxy (it would borrow the task's grant).
+    // A runtime killed with SIGKILL could not remove its proxies' folders.
+    sweepDeadOwners(tmpdir(), 'toolgate-net-');
     const dir = mkdtempSync(join(tmpdir(), `toolgate-net-${process.pid}-`));
     const proxy = new NetProxy(dir, createServer({ allowHalfOpen: true, pauseOnConnect: false }), o);
     try {

@@ -2,13 +2,13 @@
 // network through an authorizing proxy (sandbox/net-proxy: the grant's hosts, addresses resolved
 // once, classified and pinned, metadata and private ranges refused unless named), and the page
 // state effects are checked against (tabs, frames, navigation generations, snapshots).
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Frame, type Page, type Request, type Route } from 'playwright-core';
 import { ToolgateError } from '../../protocol/index.js';
 import type { Recheck } from '../../registry/index.js';
 import type { DestinationGrant, HostResolver } from '../../resources/index.js';
-import { NetProxy, type NetworkReport } from '../../sandbox/index.js';
+import { NetProxy, sweepDeadOwners, type NetworkReport } from '../../sandbox/index.js';
 import { chromiumArgs, jailArgs, JAIL_BRIDGE_SOURCE, launcherScript } from './jail.js';
 import { SnapshotStore } from './snapshots.js';
 import { DecidedHosts } from './decided-hosts.js';
@@ -79,7 +79,8 @@ export class BrowserSession {
   static async launch(o: LaunchOptions): Promise<BrowserSession> {
     const root = join(o.stateDir, 'browser');
     mkdirSync(root, { recursive: true, mode: 0o700 });
-    sweepDeadSessions(root);
+    // A runtime killed with SIGKILL could not remove its profile (the task's cookies and storage).
+    sweepDeadOwners(root, 'session-');
     const dir = mkdtempSync(join(root, `session-${process.pid}-`));
     let proxy: NetProxy | null = null;
     const decided = new DecidedHosts();
@@ -225,27 +226,4 @@ function isMainFrame(req: Request): boolean {
 
 function proxyDirOf(proxy: NetProxy): string {
   return proxy.socketPath.slice(0, proxy.socketPath.lastIndexOf('/'));
-}
-
-/**
- * Removes the session folders of runtimes that no longer run (`session-<pid>-…` whose process is
- * gone): a runtime killed with SIGKILL takes its Chromium with it but cannot remove the profile,
- * which holds the task's cookies and storage. One state dir belongs to one host, so the pid is
- * this machine's.
- */
-export function sweepDeadSessions(root: string): void {
-  for (const name of readdirSync(root)) {
-    const pid = /^session-(\d+)-/.exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
-    rmSync(join(root, name), { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -5,7 +5,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { NetProxy, type NetProxyLimits } from '../../../src/sandbox/index.js';
 import type { DestinationGrant, HostResolver, ResolvedAddress } from '../../../src/resources/index.js';
 
@@ -95,6 +98,23 @@ describe('NetProxy', () => {
     for (const u of [granted, other]) {
       for (const s of u.open) s.destroy();
       await new Promise<void>((resolve) => u.server.close(() => resolve()));
+    }
+  });
+
+  it("removes the socket folders of runtimes that are gone (a SIGKILL leaves them), not a live runtime's", async () => {
+    const dead = spawnSync('true').pid as number;
+    const gone = join(tmpdir(), `toolgate-net-${dead}-abc123`);
+    const live = join(tmpdir(), `toolgate-net-${process.ppid}-keepme`);
+    mkdirSync(gone);
+    mkdirSync(live);
+    try {
+      const proxy = await start();
+      await proxy.close();
+      assert.equal(existsSync(gone), false, 'the dead runtime folder is removed');
+      assert.equal(existsSync(live), true, 'a live runtime folder stays');
+    } finally {
+      rmSync(gone, { recursive: true, force: true });
+      rmSync(live, { recursive: true, force: true });
     }
   });
 
