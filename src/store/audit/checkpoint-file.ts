@@ -6,14 +6,23 @@ import type { Checkpoint } from './checkpoint.js';
 
 /** The checkpoint file's parsed JSON, or null when there is none; a file that is not JSON throws. */
 export async function readCheckpointFile(path: string): Promise<unknown> {
-  let text: string;
+  const text = await readCheckpointText(path);
+  return text === null ? null : (JSON.parse(text) as unknown);
+}
+
+/** The checkpoint file's text, or null when there is none. */
+export async function readCheckpointText(path: string): Promise<string | null> {
   try {
-    text = await readFile(path, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;
   }
-  return JSON.parse(text) as unknown;
+}
+
+/** The file's text for a checkpoint (what writeCheckpointFile writes). */
+export function checkpointText(cp: Checkpoint): string {
+  return `${JSON.stringify(cp, null, 2)}\n`;
 }
 
 /**
@@ -24,7 +33,7 @@ export async function writeCheckpointFile(path: string, cp: Checkpoint): Promise
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
-    await fh.writeFile(`${JSON.stringify(cp, null, 2)}\n`);
+    await fh.writeFile(checkpointText(cp));
     await fh.sync();
   } catch (e) {
     await fh.close();
