@@ -4,7 +4,7 @@
 // state effects are checked against (tabs, frames, navigation generations, snapshots).
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Frame, type Page, type Request, type Route } from 'playwright-core';
+import type { BrowserContext, Frame, Page, Request, Route } from 'playwright-core';
 import { ToolgateError } from '../../protocol/index.js';
 import type { Recheck } from '../../registry/index.js';
 import type { DestinationGrant, HostResolver } from '../../resources/index.js';
@@ -95,6 +95,9 @@ export class BrowserSession {
       const args = jailArgs({ sessionDir: dir, proxyDir: proxyDirOf(proxy), bridgeFile, hidden: [o.stateDir, ...o.hidden], node: process.execPath, chromium: o.chromium ?? CHROMIUM_PATH });
       writeFileSync(script, launcherScript(BWRAP_PATH, args));
       chmodSync(script, 0o700);
+      // Loaded on the first launch, not with the runtime: playwright-core was about half of every
+      // process's start-up (the CLI, `toolgate serve`, each runtime a test starts), browser or not.
+      const { chromium } = await import('playwright-core');
       const context = await chromium.launchPersistentContext(join(dir, 'profile'), {
         executablePath: script,
         headless: true,
