@@ -5,8 +5,9 @@
 // rounds (BENCH_ROUNDS, default 5), and the ratio is taken per round: on a shared machine the load
 // drifts over minutes, and a 10^3 figure taken before a long fill and a 10^6 figure after it
 // would measure the drift. Also prints the database's bytes per receipt.
-// Run: npm run bench -- receipts-scale
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// Run: npm run bench -- receipts-scale. BENCH_DIR keeps the stores in that folder (filled once, then
+// reused: fill on a busy machine with BENCH_FILL_ONLY=1, measure later when it is quiet).
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type Runtime } from '../../src/runtime/index.js';
@@ -16,9 +17,10 @@ import type { Receipt, TaskId } from '../../src/protocol/index.js';
 const TARGET = Number(process.env['BENCH_RECEIPTS'] ?? 1_000_000);
 const CALLS = Number(process.env['BENCH_N'] ?? 2_000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
-const base = mkdtempSync(join(tmpdir(), 'tg-bench-scale-'));
+const kept = process.env['BENCH_DIR'];
+const base = kept ?? mkdtempSync(join(tmpdir(), 'tg-bench-scale-'));
 const ws = join(base, 'ws');
-mkdirSync(ws);
+mkdirSync(ws, { recursive: true });
 writeFileSync(join(ws, 'four.txt'), ('0123456789abcdef'.repeat(4) + '\n').repeat(63).padEnd(4096, 'x'));
 const small = join(base, 'state-small');
 const big = join(base, 'state-big');
@@ -83,8 +85,13 @@ const range = (xs: number[]): string => `${Math.min(...xs).toFixed(2)}–${Math.
 
 try {
   console.log(`bench/receipts-scale: runtime.call fs.read of 4 KiB, durability full, ${CALLS} calls per measurement, ${ROUNDS} alternating rounds, node ${process.version}`);
-  await fill(small, 1_000);
-  await fill(big, TARGET);
+  const filled = join(base, `filled-${TARGET}`);
+  if (!existsSync(filled)) {
+    await fill(small, 1_000);
+    await fill(big, TARGET);
+    writeFileSync(filled, '');
+  }
+  if (kept !== undefined && process.env['BENCH_FILL_ONLY'] === '1') process.exit(0);
   const bytes = statSync(join(big, 'toolgate.db')).size + (() => { try { return statSync(join(big, 'toolgate.db-wal')).size; } catch { return 0; } })();
   const seqRatios: number[] = [];
   const parRatios: number[] = [];
@@ -97,5 +104,5 @@ try {
   console.log(`  database: ${(bytes / 1e6).toFixed(0)} MB, ${(bytes / TARGET).toFixed(0)} bytes per receipt`);
   console.log(`  cost at ${TARGET.toExponential(0)} / cost at 10^3, median (range) of ${ROUNDS} rounds: ${median(seqRatios).toFixed(2)}x (${range(seqRatios)}) sequential, ${median(parRatios).toFixed(2)}x (${range(parRatios)}) with 16 in flight (goal <= 1.1x)`);
 } finally {
-  rmSync(base, { recursive: true, force: true });
+  if (kept === undefined) rmSync(base, { recursive: true, force: true });
 }
