@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { ReceiptRetention } from './stages/bind.js';
 import { z } from 'zod';
 import { StartupError, ToolgateError, faultsOf, type Digest, type Receipt, type ReceiptId, type TaskId } from '../protocol/index.js';
@@ -229,7 +230,7 @@ export class Runtime {
         store,
         artifacts,
         policy,
-        resolver: new Resolver(registry, store, { digest: runtimeDigest, hostTools: () => hostToolsOnce() }),
+        resolver: new Resolver(registry, store, { digest: runtimeDigest, hostTools: () => hostToolsOnce(undefined, join(stateDir, 'host-tools.json')) }),
         receiptLookup: { get: (id) => receipts.getReceipt(id) },
         admission: new Admission(opts.concurrency ?? 8),
         telemetry: new CallTelemetry(opts.tracerProvider, opts.observers ?? []),
