@@ -34,6 +34,23 @@ function hintIndex(caseless: boolean): { re: RegExp; rules: Map<string, SecretRu
 const CASED = hintIndex(false);
 const CASELESS = hintIndex(true);
 
+/**
+ * Whether any rule's hint occurs in `text`: when none does, no rule can match anywhere in it
+ * (a rule is tried only where one of its hints occurs).
+ */
+export function anyHint(text: string): boolean {
+  CASED.re.lastIndex = 0;
+  if (CASED.re.test(text)) return true;
+  CASELESS.re.lastIndex = 0;
+  return CASELESS.re.test(text.toLowerCase());
+}
+
+/** No hint holds this character, so a hint found in texts joined with it lies within one of them. */
+export const HINT_SEPARATOR = '\u0000';
+for (const index of [CASED, CASELESS]) {
+  for (const hint of index.rules.keys()) if (hint.includes(HINT_SEPARATOR)) throw new Error(`a secret rule's hint holds ${JSON.stringify(HINT_SEPARATOR)}`);
+}
+
 function rulesHinted(text: string): SecretRule[] {
   const out: SecretRule[] = [];
   for (const [index, source] of [[CASED, text], [CASELESS, text.toLowerCase()]] as const) {
@@ -67,7 +84,7 @@ export function usableSecrets(secrets: readonly string[]): string[] {
  * change per call), and a text that held one is not kept.
  */
 const CLEAN = new Set<string>();
-const CLEAN_MAX_CHARS = 1_024;
+export const CLEAN_MAX_CHARS = 1_024;
 const CLEAN_MAX_ENTRIES = 8_192;
 
 /** Rule matches in `text`, appended to `spans` (the scan findSecrets caches for short clean texts). */

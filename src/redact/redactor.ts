@@ -1,5 +1,5 @@
 import { escapePointerToken, type RedactionNote } from '../protocol/index.js';
-import { applySpans, findSecrets, MIN_MATCH_CHARS, REDACTED, usableSecrets, type SecretSpan } from './detect.js';
+import { anyHint, applySpans, CLEAN_MAX_CHARS, findSecrets, HINT_SEPARATOR, MIN_MATCH_CHARS, REDACTED, usableSecrets, type SecretSpan } from './detect.js';
 
 /**
  * The text around a string that was cut from a larger whole (a page of a file): a secret that
@@ -49,6 +49,51 @@ export function redactText(text: string, pointer: string, secrets: readonly stri
   return applySpans(text, spans);
 }
 
+/** Fewer short strings than this are scanned one by one (most are in findSecrets' clean cache). */
+const JOINED_SCAN_MIN_STRINGS = 64;
+
+/** Collects the short strings of `value` (values, and keys long enough to hold a secret); returns whether it holds a long one. */
+function shortStrings(value: unknown, out: string[]): boolean {
+  if (typeof value === 'string') {
+    if (value.length > CLEAN_MAX_CHARS) return true;
+    out.push(value);
+    return false;
+  }
+  let long = false;
+  if (Array.isArray(value)) {
+    for (const v of value) long = shortStrings(v, out) || long;
+  } else if (value !== null && typeof value === 'object') {
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue;
+      if (k.length > CLEAN_MAX_CHARS) long = true;
+      else if (k.length >= MIN_MATCH_CHARS) out.push(k);
+      long = shortStrings((value as Record<string, unknown>)[k], out) || long;
+    }
+  }
+  return long;
+}
+
+/**
+ * Whether the short strings of `value` are free of secrets, found with one scan of them all
+ * joined by a character no hint and no injected value holds: a hint or a value found there lies
+ * within one string, and a string with neither has no span (findSecrets). `whole`: and it holds
+ * no long string, so nothing in it can change. A result of thousands of paths (a search's counts,
+ * a listing) was walked and scanned string by string: about 10–25 ms for 7,300 paths not yet in
+ * the clean cache. Long strings and strings with a window (a page cut from a file) are scanned on
+ * their own as before.
+ */
+function shortStringsClean(value: unknown, secrets: readonly string[], patterns: boolean): { clean: boolean; whole: boolean } {
+  const no = { clean: false, whole: false };
+  if (secrets.some((s) => s.includes(HINT_SEPARATOR))) return no;
+  const strings: string[] = [];
+  const long = shortStrings(value, strings);
+  if (strings.length < JOINED_SCAN_MIN_STRINGS) return no;
+  const joined = strings.join(HINT_SEPARATOR);
+  if (secrets.some((s) => joined.includes(s))) return no;
+  const clean = !patterns || !anyHint(joined);
+  return { clean, whole: clean && !long };
+}
+
 /**
  * Returns a copy of `value` with secrets replaced (in strings and in object keys), and a note
  * for each place. Runs before anything is stored, logged or returned.
@@ -58,7 +103,14 @@ export function redact(value: unknown, input: RedactionInput, root = ''): { valu
   const secrets = usableSecrets(input.secrets);
   const fields = new Set(input.fields.map((f) => root + f));
   const windows = new Map((input.windows ?? []).map((w) => [w.pointer, w]));
-  const text = (s: string, pointer: string): string => redactText(s, pointer, secrets, input.patterns, notes, windows.get(pointer));
+  const { clean, whole } = shortStringsClean(value, secrets, input.patterns);
+  // Nothing in it can hold a secret and no rule names a place in it: the value is its own copy.
+  if (whole && fields.size === 0 && windows.size === 0) return { value, notes };
+  const text = (s: string, pointer: string): string => {
+    const window = windows.get(pointer);
+    if (clean && window === undefined && s.length <= CLEAN_MAX_CHARS) return s;
+    return redactText(s, pointer, secrets, input.patterns, notes, window);
+  };
   // The pointer is built as the walk descends (one concatenation a level), not re-joined per node.
   const visit = (v: unknown, pointer: string): unknown => {
     if (fields.size > 0 && fields.has(pointer) && v !== null && v !== undefined) {
