@@ -1,4 +1,5 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { createHash, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 import { ToolgateError, type ArtifactRef, type Digest } from '../protocol/index.js';
@@ -6,6 +7,7 @@ import type { ArtifactSink, ArtifactWriter } from '../registry/index.js';
 import { StreamRedactor } from '../redact/index.js';
 import { partName } from '../resources/index.js';
 
+const fsyncAsync = promisify(fsync);
 const DIGEST_RE = /^sha256:([0-9a-f]{64})$/;
 
 /**
@@ -98,6 +100,10 @@ export class ArtifactStore implements ArtifactSink {
     const hash: Hash = createHash('sha256');
     let bytes = 0;
     let done = false;
+    /** Bytes written since the last completed sync (a close then needs its own fsync). */
+    let dirty = true;
+    let syncing: Promise<void> | null = null;
+    let syncFailed: { readonly error: unknown } | null = null;
     const finish = (): void => {
       done = true;
       closeSync(fd);
@@ -109,10 +115,30 @@ export class ArtifactStore implements ArtifactSink {
         let off = 0;
         while (off < chunk.length) off += writeSync(fd, chunk, off, chunk.length - off);
         bytes += chunk.length;
+        dirty = true;
+      },
+      sync: (): Promise<void> => {
+        if (done) return Promise.reject(new Error('artifact writer is closed'));
+        if (syncing) return Promise.reject(new Error('artifact writer is already syncing'));
+        dirty = false;
+        const p = fsyncAsync(fd).then(
+          () => void (syncing = null),
+          (e: unknown) => {
+            syncing = null;
+            // Never retried: after a failed fsync the kernel may have dropped the dirty pages.
+            syncFailed = { error: e };
+            throw e;
+          },
+        );
+        syncing = p;
+        return p;
       },
       close: (): ArtifactRef => {
         if (done) throw new Error('artifact writer is closed');
-        fsyncSync(fd);
+        // The fd must not close under a sync still running on the pool (its number could be reused).
+        if (syncing) throw new Error('artifact writer is still syncing');
+        if (syncFailed) throw syncFailed.error;
+        if (dirty) fsyncSync(fd);
         finish();
         const digest = `sha256:${hash.digest('hex')}` as Digest;
         const final = this.pathOf(digest);
@@ -123,6 +149,7 @@ export class ArtifactStore implements ArtifactSink {
       },
       abort(): void {
         if (done) return;
+        if (syncing) throw new Error('artifact writer is still syncing');
         finish();
         try {
           unlinkSync(tmp);

@@ -28,7 +28,13 @@ export interface ArtifactSink {
 
 export interface ArtifactWriter {
   write(chunk: Uint8Array): void;
-  /** Seals the blob: fsync, rename to its digest. */
+  /**
+   * Makes the bytes written so far durable (fsync on the libuv pool, off the event loop); a
+   * close with nothing written since has no fsync left to do. Optional: writers that hold bytes
+   * back (redaction) have none.
+   */
+  sync?(): Promise<void>;
+  /** Seals the blob: fsync (unless a sync covered every byte), rename to its digest. */
   close(): ArtifactRef;
   abort(): void;
 }

@@ -86,6 +86,43 @@ export class PreimageBundle {
     return `sha256:${h.digest('hex')}`;
   }
 
+  /**
+   * Writes the artifact and starts its fsync on the libuv pool, so that it syncs while something
+   * else does (the intent, in commitFileSet). `seal()` of the result waits for that sync and
+   * renames the artifact into place; `abort()` drops it. Nothing is in the store before `seal()`.
+   */
+  stage(artifacts: PreimageStore, role: string): StagedBundle | null {
+    if (this.#images.length === 0) return null;
+    const w = artifacts.writer('application/octet-stream', role);
+    try {
+      for (const c of this.#chunks) w.write(c);
+    } catch (e) {
+      w.abort();
+      throw e;
+    }
+    // A store whose writers cannot sync on their own syncs at close, as seal() does.
+    const synced = (w.sync ? w.sync() : Promise.resolve()).then(
+      () => null,
+      (error: unknown) => ({ error }),
+    );
+    return {
+      seal: async () => {
+        const failed = await synced;
+        if (failed) {
+          w.abort();
+          throw failed.error;
+        }
+        const ref = w.close();
+        for (const img of this.#images) img.artifact = ref.digest;
+        return ref;
+      },
+      abort: async () => {
+        await synced;
+        w.abort();
+      },
+    };
+  }
+
   seal(artifacts: PreimageStore, role: string): ArtifactRef | null {
     if (this.#images.length === 0) return null;
     const w = artifacts.writer('application/octet-stream', role);
@@ -99,6 +136,12 @@ export class PreimageBundle {
     for (const img of this.#images) img.artifact = ref.digest;
     return ref;
   }
+}
+
+/** A preimage bundle written and syncing, not yet in the store. */
+export interface StagedBundle {
+  seal(): Promise<ArtifactRef>;
+  abort(): Promise<void>;
 }
 
 export function postImage(bytes: FileBytes): FileImage {
