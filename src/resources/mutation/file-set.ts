@@ -43,9 +43,10 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
   // become durable while the staged files sync, and before the first entry moves: one round of
   // syncs instead of two. A crash before the intent leaves only staged temporary files, which the
   // next runtime open sweeps; the call is then claimed and not sent, so a retry runs.
-  // The preimage bundle is written first and its fsync runs on the libuv pool from here on (not
-  // on the event loop, not after the intent's); it enters the store (renamed to its digest) only
-  // once the intent is recorded, so a commit that stops before leaves no artifact.
+  // The preimage bundle is written here; its fsync runs on the libuv pool at the same time as the
+  // intent's and the staged files' (not on the event loop after the intent's, as before). It
+  // enters the store (renamed to its digest) only once the intent is recorded, so a commit that
+  // stops before leaves no artifact.
   const digest = bundle.digest();
   let preimages: StagedBundle | null;
   try {
@@ -58,6 +59,8 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
   let tx: Awaited<ReturnType<typeof applyAllOrNothing>>;
   try {
     tx = await applyAllOrNothing(txChanges, async () => {
+      // Started after the files are staged: an fsync under way makes their creates wait for its journal commit.
+      preimages?.sync();
       try {
         await ctx.markSent(fileSetIntentOf(changes, digest));
       } catch (e) {

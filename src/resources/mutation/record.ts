@@ -87,9 +87,10 @@ export class PreimageBundle {
   }
 
   /**
-   * Writes the artifact and starts its fsync on the libuv pool, so that it syncs while something
-   * else does (the intent, in commitFileSet). `seal()` of the result waits for that sync and
-   * renames the artifact into place; `abort()` drops it. Nothing is in the store before `seal()`.
+   * Writes the artifact without syncing it. The result's `sync()` starts its fsync on the libuv
+   * pool (so that it syncs while something else does: the intent, in commitFileSet); `seal()`
+   * waits for that sync (or syncs) and renames the artifact into place; `abort()` drops it.
+   * Nothing is in the store before `seal()`.
    */
   stage(artifacts: PreimageStore, role: string): StagedBundle | null {
     if (this.#images.length === 0) return null;
@@ -100,14 +101,14 @@ export class PreimageBundle {
       w.abort();
       throw e;
     }
-    // A store whose writers cannot sync on their own syncs at close, as seal() does.
-    const synced = (w.sync ? w.sync() : Promise.resolve()).then(
-      () => null,
-      (error: unknown) => ({ error }),
-    );
+    let synced: Promise<{ readonly error: unknown } | null> | null = null;
+    const sync = (): Promise<{ readonly error: unknown } | null> =>
+      (synced ??= w.sync ? w.sync().then(() => null, (error: unknown) => ({ error })) : Promise.resolve(null));
     return {
+      sync: () => void sync(),
       seal: async () => {
-        const failed = await synced;
+        // A store whose writers cannot sync on their own syncs at close.
+        const failed = await sync();
         if (failed) {
           w.abort();
           throw failed.error;
@@ -117,7 +118,7 @@ export class PreimageBundle {
         return ref;
       },
       abort: async () => {
-        await synced;
+        if (synced) await synced;
         w.abort();
       },
     };
@@ -140,6 +141,8 @@ export class PreimageBundle {
 
 /** A preimage bundle written and syncing, not yet in the store. */
 export interface StagedBundle {
+  /** Starts the fsync (once). */
+  sync(): void;
   seal(): Promise<ArtifactRef>;
   abort(): Promise<void>;
 }
