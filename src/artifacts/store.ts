@@ -1,5 +1,4 @@
-import { closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { promisify } from 'node:util';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 import { ToolgateError, type ArtifactRef, type Digest } from '../protocol/index.js';
@@ -7,7 +6,6 @@ import type { ArtifactSink, ArtifactWriter } from '../registry/index.js';
 import { StreamRedactor } from '../redact/index.js';
 import { partName } from '../resources/index.js';
 
-const fsyncAsync = promisify(fsync);
 const DIGEST_RE = /^sha256:([0-9a-f]{64})$/;
 
 /**
@@ -100,9 +98,8 @@ export class ArtifactStore implements ArtifactSink {
     const hash: Hash = createHash('sha256');
     let bytes = 0;
     let done = false;
-    /** Bytes written since the last completed sync (a close then needs its own fsync). */
+    /** Bytes written since the last sync (a close then syncs them itself). */
     let dirty = true;
-    let syncing: Promise<void> | null = null;
     let syncFailed: { readonly error: unknown } | null = null;
     const finish = (): void => {
       done = true;
@@ -117,26 +114,20 @@ export class ArtifactStore implements ArtifactSink {
         bytes += chunk.length;
         dirty = true;
       },
-      sync: (): Promise<void> => {
-        if (done) return Promise.reject(new Error('artifact writer is closed'));
-        if (syncing) return Promise.reject(new Error('artifact writer is already syncing'));
-        dirty = false;
-        const p = fsyncAsync(fd).then(
-          () => void (syncing = null),
-          (e: unknown) => {
-            syncing = null;
-            // Never retried: after a failed fsync the kernel may have dropped the dirty pages.
-            syncFailed = { error: e };
-            throw e;
-          },
-        );
-        syncing = p;
-        return p;
+      sync(): void {
+        if (done) throw new Error('artifact writer is closed');
+        if (syncFailed) throw syncFailed.error;
+        try {
+          fsyncSync(fd);
+          dirty = false;
+        } catch (e) {
+          // Never retried: after a failed fsync the kernel may have dropped the dirty pages.
+          syncFailed = { error: e };
+          throw e;
+        }
       },
       close: (): ArtifactRef => {
         if (done) throw new Error('artifact writer is closed');
-        // The fd must not close under a sync still running on the pool (its number could be reused).
-        if (syncing) throw new Error('artifact writer is still syncing');
         if (syncFailed) throw syncFailed.error;
         if (dirty) fsyncSync(fd);
         finish();
@@ -149,7 +140,6 @@ export class ArtifactStore implements ArtifactSink {
       },
       abort(): void {
         if (done) return;
-        if (syncing) throw new Error('artifact writer is still syncing');
         finish();
         try {
           unlinkSync(tmp);

@@ -29,11 +29,10 @@ export interface ArtifactSink {
 export interface ArtifactWriter {
   write(chunk: Uint8Array): void;
   /**
-   * Makes the bytes written so far durable (fsync on the libuv pool, off the event loop); a
-   * close with nothing written since has no fsync left to do. Optional: writers that hold bytes
-   * back (redaction) have none.
+   * Makes the bytes written so far durable now (fsync); a close with nothing written since does
+   * not sync again. Optional: a writer that holds bytes back (redaction) has none.
    */
-  sync?(): Promise<void>;
+  sync?(): void;
   /** Seals the blob: fsync (unless a sync covered every byte), rename to its digest. */
   close(): ArtifactRef;
   abort(): void;

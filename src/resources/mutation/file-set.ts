@@ -43,10 +43,10 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
   // become durable while the staged files sync, and before the first entry moves: one round of
   // syncs instead of two. A crash before the intent leaves only staged temporary files, which the
   // next runtime open sweeps; the call is then claimed and not sent, so a retry runs.
-  // The preimage bundle is written here; its fsync runs on the libuv pool at the same time as the
-  // intent's and the staged files' (not on the event loop after the intent's, as before). It
-  // enters the store (renamed to its digest) only once the intent is recorded, so a commit that
-  // stops before leaves no artifact.
+  // The preimage bundle is written here and synced on this thread while the intent's fsync runs
+  // on the store's writer thread and the staged files' on the libuv pool (before, it was synced
+  // after the intent's). It enters the store (renamed to its digest) only once the intent is
+  // recorded, so a commit that stops before leaves no artifact.
   const digest = bundle.digest();
   let preimages: StagedBundle | null;
   try {
@@ -59,22 +59,34 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
   let tx: Awaited<ReturnType<typeof applyAllOrNothing>>;
   try {
     tx = await applyAllOrNothing(txChanges, async () => {
-      // Started after the files are staged: an fsync under way makes their creates wait for its journal commit.
-      preimages?.sync();
+      let sending: Promise<void>;
       try {
-        await ctx.markSent(fileSetIntentOf(changes, digest));
+        sending = ctx.markSent(fileSetIntentOf(changes, digest));
+      } catch (e) {
+        sending = Promise.reject(e);
+      }
+      // After the files are staged: an fsync under way makes creates wait for its journal commit.
+      let syncFailure: { readonly error: unknown } | null = null;
+      try {
+        preimages?.sync();
+      } catch (error) {
+        syncFailure = { error };
+      }
+      try {
+        await sending;
       } catch (e) {
         intent.failure = { error: e };
         throw e;
       }
       sent.value = true;
+      if (syncFailure) throw syncFailure.error;
       if (preimages) {
-        sealed.value = true; // seal() drops the part itself when it fails
-        artifacts.push(await preimages.seal());
+        sealed.value = true; // a seal that fails leaves its part to the sweep, as before
+        artifacts.push(preimages.seal());
       }
     });
   } finally {
-    if (preimages && !sealed.value) await preimages.abort();
+    if (preimages && !sealed.value) preimages.abort();
   }
   // A store that could not record the intent is the runtime's failure to report, as before.
   if (intent.failure) throw intent.failure.error;

@@ -87,10 +87,10 @@ export class PreimageBundle {
   }
 
   /**
-   * Writes the artifact without syncing it. The result's `sync()` starts its fsync on the libuv
-   * pool (so that it syncs while something else does: the intent, in commitFileSet); `seal()`
-   * waits for that sync (or syncs) and renames the artifact into place; `abort()` drops it.
-   * Nothing is in the store before `seal()`.
+   * Writes the artifact without syncing it, so that its fsync can run while another one does
+   * (the intent's, in commitFileSet): the result's `sync()` syncs it, `seal()` renames it into
+   * place (syncing first if that was not done), `abort()` drops it. Nothing is in the store
+   * before `seal()`.
    */
   stage(artifacts: PreimageStore, role: string): StagedBundle | null {
     if (this.#images.length === 0) return null;
@@ -101,26 +101,14 @@ export class PreimageBundle {
       w.abort();
       throw e;
     }
-    let synced: Promise<{ readonly error: unknown } | null> | null = null;
-    const sync = (): Promise<{ readonly error: unknown } | null> =>
-      (synced ??= w.sync ? w.sync().then(() => null, (error: unknown) => ({ error })) : Promise.resolve(null));
     return {
-      sync: () => void sync(),
-      seal: async () => {
-        // A store whose writers cannot sync on their own syncs at close.
-        const failed = await sync();
-        if (failed) {
-          w.abort();
-          throw failed.error;
-        }
+      sync: () => w.sync?.(), // a store whose writers cannot sync on their own syncs at close
+      seal: () => {
         const ref = w.close();
         for (const img of this.#images) img.artifact = ref.digest;
         return ref;
       },
-      abort: async () => {
-        if (synced) await synced;
-        w.abort();
-      },
+      abort: () => w.abort(),
     };
   }
 
@@ -141,10 +129,9 @@ export class PreimageBundle {
 
 /** A preimage bundle written and syncing, not yet in the store. */
 export interface StagedBundle {
-  /** Starts the fsync (once). */
   sync(): void;
-  seal(): Promise<ArtifactRef>;
-  abort(): Promise<void>;
+  seal(): ArtifactRef;
+  abort(): void;
 }
 
 export function postImage(bytes: FileBytes): FileImage {

@@ -1,8 +1,7 @@
-// The preimage bundle of a file set is written before the intent and synced on the libuv pool
-// while the intent syncs (src/resources/mutation/file-set.ts, PreimageBundle.stage): it enters
-// the artifact store only once the intent is recorded, a refused intent leaves no artifact and
-// no part, and the writer's own sync (ArtifactStore, `sync()` then `close()`) seals the same
-// blob as a plain close.
+// The preimage bundle of a file set is written before the intent and synced while the intent
+// syncs (src/resources/mutation/file-set.ts, PreimageBundle.stage): it enters the artifact store
+// only once the intent is recorded, a refused intent leaves no artifact and no part, and the
+// writer's own sync (ArtifactStore, `sync()` then `close()`) seals the same blob as a plain close.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -106,22 +105,20 @@ void test('a refused intent leaves every file as it was, no artifact and no part
   }
 });
 
-void test('an artifact writer synced on the pool seals the same blob as a plain close, and refuses to close mid-sync', async () => {
+void test('an artifact writer synced before its close seals the same blob as a plain close', () => {
   const base = mkdtempSync(join(tmpdir(), 'tg-wsync-'));
   try {
     const store = new ArtifactStore(join(base, 'a'));
     const plain = store.put(Buffer.from('one two three'), 'text/plain', 'preimages:x');
     const w = store.writer('text/plain', 'preimages:x');
     w.write(Buffer.from('one two '));
-    const syncing = w.sync?.();
-    assert.ok(syncing, 'an exact-role writer can sync on its own');
-    assert.throws(() => w.close(), /still syncing/);
-    await assert.rejects(w.sync?.() ?? Promise.resolve(), /already syncing/);
-    await syncing;
+    assert.ok(w.sync, 'an exact-role writer can sync on its own');
+    w.sync();
     w.write(Buffer.from('three')); // written after the sync: close syncs it itself
     const ref = w.close();
     assert.deepEqual(ref, plain);
     assert.equal(store.get(ref.digest).toString(), 'one two three');
+    assert.throws(() => w.sync?.(), /closed/);
     assert.equal(store.writer('text/plain', 'stdout').sync, undefined, 'a redacting writer holds bytes back: no sync of its own');
   } finally {
     rmSync(base, { recursive: true, force: true });
