@@ -81,8 +81,8 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
       sent.value = true;
       if (syncFailure) throw syncFailure.error;
       if (preimages) {
-        sealed.value = true; // a seal that fails leaves its part to the sweep, as before
         artifacts.push(preimages.seal());
+        sealed.value = true; // a seal that threw is aborted below (its fd closed, its part removed)
       }
     });
   } finally {
