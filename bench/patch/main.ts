@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     const g = median(ga);
     const m = median(tg);
     console.log(`git apply          median ${g.toFixed(2)} ms  (min ${Math.min(...ga).toFixed(2)})`);
-    console.log(`runtime.call patch median ${m.toFixed(2)} ms  (min ${Math.min(...tg).toFixed(2)})  [preimage checks, ${touched.length} preimage artifacts, fsync, durable receipt]`);
+    console.log(`runtime.call patch median ${m.toFixed(2)} ms  (min ${Math.min(...tg).toFixed(2)})  [preimage checks, one preimage artifact, fsync, durable receipt]`);
     const f = median(fl);
     console.log(`fs.patch tool alone median ${median(ta).toFixed(2)} ms  (normalize + execute, no pipeline: the rest is parse, claim, receipt)`);
     console.log(`fsync floor alone  median ${f.toFixed(2)} ms  (the two sync rounds the contract needs; git apply does not fsync)`);

@@ -98,6 +98,9 @@ export class ArtifactStore implements ArtifactSink {
     const hash: Hash = createHash('sha256');
     let bytes = 0;
     let done = false;
+    /** Bytes written since the last sync (a close then syncs them itself). */
+    let dirty = true;
+    let syncFailed: { readonly error: unknown } | null = null;
     const finish = (): void => {
       done = true;
       closeSync(fd);
@@ -109,10 +112,24 @@ export class ArtifactStore implements ArtifactSink {
         let off = 0;
         while (off < chunk.length) off += writeSync(fd, chunk, off, chunk.length - off);
         bytes += chunk.length;
+        dirty = true;
+      },
+      sync(): void {
+        if (done) throw new Error('artifact writer is closed');
+        if (syncFailed) throw syncFailed.error;
+        try {
+          fsyncSync(fd);
+          dirty = false;
+        } catch (e) {
+          // Never retried: after a failed fsync the kernel may have dropped the dirty pages.
+          syncFailed = { error: e };
+          throw e;
+        }
       },
       close: (): ArtifactRef => {
         if (done) throw new Error('artifact writer is closed');
-        fsyncSync(fd);
+        if (syncFailed) throw syncFailed.error;
+        if (dirty) fsyncSync(fd);
         finish();
         const digest = `sha256:${hash.digest('hex')}` as Digest;
         const final = this.pathOf(digest);

@@ -28,7 +28,12 @@ export interface ArtifactSink {
 
 export interface ArtifactWriter {
   write(chunk: Uint8Array): void;
-  /** Seals the blob: fsync, rename to its digest. */
+  /**
+   * Makes the bytes written so far durable now (fsync); a close with nothing written since does
+   * not sync again. Optional: a writer that holds bytes back (redaction) has none.
+   */
+  sync?(): void;
+  /** Seals the blob: fsync (unless a sync covered every byte), rename to its digest. */
   close(): ArtifactRef;
   abort(): void;
 }

@@ -13,7 +13,7 @@ export type MutationIntent = Readonly<Record<string, unknown>>;
 export interface PreimageStore {
   put(data: Uint8Array | string, mediaType: string, role: string): ArtifactRef;
   get(digest: Digest): Buffer;
-  writer(mediaType: string, role: string): { write(chunk: Uint8Array): void; close(): ArtifactRef; abort(): void };
+  writer(mediaType: string, role: string): { write(chunk: Uint8Array): void; sync?(): void; close(): ArtifactRef; abort(): void };
 }
 
 /** The workspace revision, advanced once the workspace changed. */

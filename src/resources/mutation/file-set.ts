@@ -2,12 +2,12 @@
 // markSent, the all-or-nothing replacement, the new revision, and the change records.
 import { errorBody, type ArtifactRef, type PartialEffect } from '../../protocol/index.js';
 import type { FileBytes } from '../paths/atomic-replace.js';
-import { applyAllOrNothing, type FileChange } from '../paths/file-transaction.js';
+import { applyAllOrNothing, asToolgateError, type FileChange } from '../paths/file-transaction.js';
 import type { OpenedTarget } from '../paths/write-target.js';
 import type { FailedCommitOutcome, MutationContext } from './context.js';
 import { removeEmptyDirs } from './entry-at.js';
 import { fileSetIntentOf } from './file-set-reconcile.js';
-import { postImage, PreimageBundle, type ChangeRecord } from './record.js';
+import { postImage, PreimageBundle, type ChangeRecord, type StagedBundle } from './record.js';
 
 export interface PlannedWrite {
   readonly target: OpenedTarget;
@@ -43,18 +43,51 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
   // become durable while the staged files sync, and before the first entry moves: one round of
   // syncs instead of two. A crash before the intent leaves only staged temporary files, which the
   // next runtime open sweeps; the call is then claimed and not sent, so a retry runs.
+  // The preimage bundle is written here and synced on this thread while the intent's fsync runs
+  // on the store's writer thread and the staged files' on the libuv pool (before, it was synced
+  // after the intent's). It enters the store (renamed to its digest) only once the intent is
+  // recorded, so a commit that stops before leaves no artifact.
+  const digest = bundle.digest();
+  let preimages: StagedBundle | null;
+  try {
+    preimages = bundle.stage(ctx.artifacts, `preimages:${plans.length === 1 ? plans[0]?.target.path : `${plans.length} files`}`);
+  } catch (e) {
+    throw asToolgateError(e, '(preimages of the file set)'); // nothing staged, nothing sent
+  }
+  const sealed = { value: false };
   const intent = { failure: null as { readonly error: unknown } | null };
-  const tx = await applyAllOrNothing(txChanges, async () => {
-    try {
-      await ctx.markSent(fileSetIntentOf(changes, bundle.digest()));
-    } catch (e) {
-      intent.failure = { error: e };
-      throw e;
-    }
-    sent.value = true;
-    const ref = bundle.seal(ctx.artifacts, `preimages:${plans.length === 1 ? plans[0]?.target.path : `${plans.length} files`}`);
-    if (ref) artifacts.push(ref);
-  });
+  let tx: Awaited<ReturnType<typeof applyAllOrNothing>>;
+  try {
+    tx = await applyAllOrNothing(txChanges, async () => {
+      let sending: Promise<void>;
+      try {
+        sending = ctx.markSent(fileSetIntentOf(changes, digest));
+      } catch (e) {
+        sending = Promise.reject(e);
+      }
+      // After the files are staged: an fsync under way makes creates wait for its journal commit.
+      let syncFailure: { readonly error: unknown } | null = null;
+      try {
+        preimages?.sync();
+      } catch (error) {
+        syncFailure = { error };
+      }
+      try {
+        await sending;
+      } catch (e) {
+        intent.failure = { error: e };
+        throw e;
+      }
+      sent.value = true;
+      if (syncFailure) throw syncFailure.error;
+      if (preimages) {
+        artifacts.push(preimages.seal());
+        sealed.value = true; // a seal that threw is aborted below (its fd closed, its part removed)
+      }
+    });
+  } finally {
+    if (preimages && !sealed.value) preimages.abort();
+  }
   // A store that could not record the intent is the runtime's failure to report, as before.
   if (intent.failure) throw intent.failure.error;
   if (tx.ok) return { ok: true, revision: await ctx.revision.advance(), changes, artifacts };

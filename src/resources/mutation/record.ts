@@ -86,6 +86,32 @@ export class PreimageBundle {
     return `sha256:${h.digest('hex')}`;
   }
 
+  /**
+   * Writes the artifact without syncing it, so that its fsync can run while another one does
+   * (the intent's, in commitFileSet): the result's `sync()` syncs it, `seal()` renames it into
+   * place (syncing first if that was not done), `abort()` drops it. Nothing is in the store
+   * before `seal()`.
+   */
+  stage(artifacts: PreimageStore, role: string): StagedBundle | null {
+    if (this.#images.length === 0) return null;
+    const w = artifacts.writer('application/octet-stream', role);
+    try {
+      for (const c of this.#chunks) w.write(c);
+    } catch (e) {
+      w.abort();
+      throw e;
+    }
+    return {
+      sync: () => w.sync?.(), // a store whose writers cannot sync on their own syncs at close
+      seal: () => {
+        const ref = w.close();
+        for (const img of this.#images) img.artifact = ref.digest;
+        return ref;
+      },
+      abort: () => w.abort(),
+    };
+  }
+
   seal(artifacts: PreimageStore, role: string): ArtifactRef | null {
     if (this.#images.length === 0) return null;
     const w = artifacts.writer('application/octet-stream', role);
@@ -99,6 +125,13 @@ export class PreimageBundle {
     for (const img of this.#images) img.artifact = ref.digest;
     return ref;
   }
+}
+
+/** A preimage bundle written and syncing, not yet in the store. */
+export interface StagedBundle {
+  sync(): void;
+  seal(): ArtifactRef;
+  abort(): void;
 }
 
 export function postImage(bytes: FileBytes): FileImage {

@@ -78,6 +78,13 @@ function resultEntry(p: FilePlan & { diff: FileDiff }): FsPatchResult['files'][n
   };
 }
 
+/** What the result says besides the revision (known only once committed). */
+function resultOf(plans: readonly FilePlan[]): Omit<FsPatchResult, 'revision'> {
+  // A move's source has no entry of its own: its destination shows the move.
+  const shown = plans.filter((p): p is FilePlan & { diff: FileDiff } => p.diff !== null);
+  return { files: shown.map(resultEntry), diff: formatDiff(shown.map((p) => p.diff)) };
+}
+
 /** fs.patch: structured edits or a unified diff over many files, checked first, then all-or-nothing. */
 export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, PreparedFile[]> {
   return defineTool<FsPatchArgs, FsPatchResult, PreparedFile[]>({
@@ -145,17 +152,22 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
             }
             writes.push({ target: o, after: (plans[i] as { after: FileBytes | null }).after });
           }
-          const done = await commitFileSet(ctx, writes, sent);
+          // The commit runs up to its first wait (files staged, their fsyncs and the intent's
+          // under way); the result is put together while they sync, off the critical path. It is
+          // dropped if the commit fails. Whatever happens, the commit is awaited before returning.
+          const committing = commitFileSet(ctx, writes, sent);
+          let shown: Omit<FsPatchResult, 'revision'> | { readonly error: unknown };
+          try {
+            shown = resultOf(plans);
+          } catch (error) {
+            shown = { error };
+          }
+          const done = await committing;
           if (!done.ok) return done.outcome;
-          // A move's source has no entry of its own: its destination shows the move.
-          const shown = plans.filter((p): p is FilePlan & { diff: FileDiff } => p.diff !== null);
+          if ('error' in shown) throw shown.error;
           return {
             status: 'succeeded',
-            result: {
-              files: shown.map(resultEntry),
-              diff: formatDiff(shown.map((p) => p.diff)),
-              revision: done.revision,
-            },
+            result: { ...shown, revision: done.revision },
             evidence: { workspace: ctx.workspace.id, revision: done.revision, changes: done.changes },
             artifacts: done.artifacts,
           };
