@@ -10,7 +10,8 @@
 import { closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ToolgateError } from '../../../protocol/index.js';
-import { readAt, RecordSplitter, runChild } from '../../../resources/index.js';
+import { readAt, RecordSplitter, runChild, type ChildOptions, type ChildResult } from '../../../resources/index.js';
+import { hasPosixSpawn, spawnChild } from './spawn-child.js';
 import { BINARY_SNIFF_BYTES, type FileReader } from '../file-access.js';
 import { comparePaths } from '../order.js';
 import { fdsPerRun } from '../fd-budget.js';
@@ -75,6 +76,19 @@ const MIN_EVIDENCE_FILES = 32;
 const FIRST_CHILD_FD = 3;
 const CHILD_FD_PREFIX = '/proc/self/fd/';
 
+/**
+ * A ripgrep child: through posix_spawn where it loads (no fork of this process; the files keep
+ * their descriptor numbers in the child), else child_process (the files become fds 3, 4, …).
+ */
+function startRipgrep(rg: string, args: readonly string[], opts: ChildOptions): Promise<ChildResult> {
+  return spawnChild(rg, args, opts) ?? runChild(rg, args, opts);
+}
+
+/** The child's descriptor number of each handed file, as startRipgrep will arrange them. */
+function childNumbers(fds: readonly number[]): readonly number[] {
+  return hasPosixSpawn() ? fds : fds.map((_, i) => FIRST_CHILD_FD + i);
+}
+
 /** How far a run has got: matches seen so far, and the index of the file of the last one (-1: none yet). */
 interface Tally {
   found: number;
@@ -83,11 +97,9 @@ interface Tally {
   readonly onMatch: () => void;
 }
 
-/** Files opened beneath the root for one run: child paths, and what each stands for. */
+/** Files opened beneath the root for one run, and the workspace path of each. */
 interface Handed {
   readonly fds: number[];
-  readonly args: string[];
-  /** Workspace path of child fd FIRST_CHILD_FD + i. */
   readonly paths: string[];
 }
 
@@ -105,7 +117,7 @@ function isLargeBinary(fd: number, size: number | null): boolean {
 }
 
 function handOver(files: readonly string[], reader: FileReader): Handed {
-  const h: Handed = { fds: [], args: [], paths: [] };
+  const h: Handed = { fds: [], paths: [] };
   try {
     for (const path of files) {
       const fd = reader.open(path);
@@ -114,7 +126,6 @@ function handOver(files: readonly string[], reader: FileReader): Handed {
         closeSync(fd);
         continue;
       }
-      h.args.push(CHILD_FD_PREFIX + (FIRST_CHILD_FD + h.fds.length));
       h.fds.push(fd);
       h.paths.push(path);
     }
@@ -132,17 +143,14 @@ const FIRST_RUN = 1024;
 
 /** handOver in slices, a turn of the event loop between them; the fds are the caller's (closed here on failure). */
 async function handOverYielding(files: readonly string[], reader: FileReader, signal: AbortSignal): Promise<Handed> {
-  const h: Handed = { fds: [], args: [], paths: [] };
+  const h: Handed = { fds: [], paths: [] };
   try {
     for (let i = 0; i < files.length; i += OPEN_SLICE) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       signal.throwIfAborted();
       const part = handOver(files.slice(i, i + OPEN_SLICE), reader);
-      for (let k = 0; k < part.fds.length; k++) {
-        h.args.push(CHILD_FD_PREFIX + (FIRST_CHILD_FD + h.fds.length));
-        h.fds.push(part.fds[k] as number);
-        h.paths.push(part.paths[k] as string);
-      }
+      h.fds.push(...part.fds);
+      h.paths.push(...part.paths);
     }
   } catch (e) {
     for (const fd of h.fds) closeSync(fd);
@@ -168,7 +176,7 @@ export class RipgrepEngine implements ContentEngine {
   async validate(q: ContentQuery, signal: AbortSignal): Promise<void> {
     if (q.kind !== 'regex') return;
     // An empty input: rg compiles the pattern and exits 1 (no match) or 2 (it rejected it).
-    const r = await runChild(this.#rg, [...baseArgs(q), '--regexp', q.pattern, '-'], { cwd: this.#root, signal, onStdout: () => {} });
+    const r = await startRipgrep(this.#rg, [...baseArgs(q), '--regexp', q.pattern, '-'], { cwd: this.#root, signal, onStdout: () => {} });
     signal.throwIfAborted();
     if (r.code === 2) {
       throw new ToolgateError('invalid_arguments', `invalid regex: ${r.stderr.trim()}`, { faults: [{ pointer: '/query', message: r.stderr.trim() }], engine: 'ripgrep' });
@@ -286,9 +294,13 @@ export class RipgrepEngine implements ContentEngine {
     // Opened right before the child starts (or while the run before it searched: `opened`, the
     // same files) and closed as soon as it has them (runChild).
     const handed = opened ?? handOver(files, reader);
-    args.push('--regexp', q.pattern, '--', ...handed.args);
-    const pathOf = (childPath: string): string | undefined =>
-      childPath.startsWith(CHILD_FD_PREFIX) ? handed.paths[Number(childPath.slice(CHILD_FD_PREFIX.length)) - FIRST_CHILD_FD] : undefined;
+    const byChildFd = new Map<number, string>();
+    args.push('--regexp', q.pattern, '--');
+    childNumbers(handed.fds).forEach((n, i) => {
+      byChildFd.set(n, handed.paths[i] as string);
+      args.push(CHILD_FD_PREFIX + n);
+    });
+    const pathOf = (childPath: string): string | undefined => (childPath.startsWith(CHILD_FD_PREFIX) ? byChildFd.get(Number(childPath.slice(CHILD_FD_PREFIX.length))) : undefined);
 
     const byPath = new Map<string, { hits: LineHit[]; count: number }>();
     const entryOf = (path: string): { hits: LineHit[]; count: number } => {
@@ -361,7 +373,7 @@ export class RipgrepEngine implements ContentEngine {
     let stopped = false;
     let stoppedNow = (): void => {};
     const stoppedEarly = new Promise<null>((resolve) => (stoppedNow = () => resolve(null)));
-    const child = runChild(this.#rg, args, {
+    const child = startRipgrep(this.#rg, args, {
       cwd: this.#root,
       signal,
       fds: handed.fds,
