@@ -91,22 +91,30 @@ describe('ripgrep engine parts and processes', () => {
     }
   };
 
-  it('starts the later parts only when the first does not fill the page, and close() leaves no process', async () => {
+  it('runs one process per stripe, all at once, with the same answers as one run, and close() leaves no process', async () => {
     const ws = Workspace.open(root);
     const reader = new FileReader(ws);
     try {
       const common = { kind: 'literal', pattern: 'hit', caseSensitive: true, want: 'lines' } as const;
       const rare = { kind: 'literal', pattern: 'rare', caseSensitive: true, want: 'lines' } as const;
+      const one = new RipgrepEngine('rg', ws.root, 1);
+      const whole = await one.search(files, common, reader, new AbortController().signal);
+      await one.close();
       const rg = new RipgrepEngine(join(bin, 'rg'), ws.root, 2);
       try {
-        // A page the first part (300 files) fills: one process.
+        // A page in the first files: both stripes run (files 0, 2, 4, … and 1, 3, 5, …), and the
+        // answer is the prefix both finished, cut where the 7th match is (the third file).
         const page = await rg.search(files, common, reader, new AbortController().signal, 7);
+        assert.equal(pids().length, 2, 'one process per stripe');
         assert.equal(page.searched, 3);
-        assert.equal(page.found.length, 3);
-        assert.equal(pids().length, 1, 'the second part was not started');
-        // A page the first part cannot fill: both parts run, and the answer is the same as one run's.
+        assert.deepEqual(page.found, whole.found.slice(0, 3));
+        // A page deep in the batch: every file before the cut complete, none after it.
+        const deep = await rg.search(files, common, reader, new AbortController().signal, 3 * 450 + 1);
+        assert.equal(deep.searched, 451);
+        assert.deepEqual(deep.found, whole.found.slice(0, 451));
+        // A page the batch cannot fill: everything searched, the one match found.
         const some = await rg.search(files, rare, reader, new AbortController().signal, 7);
-        assert.equal(pids().length, 3);
+        assert.equal(pids().length, 6);
         assert.equal(some.searched, files.length);
         assert.deepEqual(some.found.map((f) => f.path), [files[files.length - 1]]);
       } finally {

@@ -10,7 +10,8 @@
 import { closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ToolgateError } from '../../../protocol/index.js';
-import { readAt, RecordSplitter, runChild } from '../../../resources/index.js';
+import { readAt, RecordSplitter, runChild, type ChildOptions, type ChildResult } from '../../../resources/index.js';
+import { hasPosixSpawn, spawnChild } from './spawn-child.js';
 import { BINARY_SNIFF_BYTES, type FileReader } from '../file-access.js';
 import { comparePaths } from '../order.js';
 import { fdsPerRun } from '../fd-budget.js';
@@ -69,25 +70,105 @@ function baseArgs(q: ContentQuery): string[] {
 
 /** Fewest files worth a ripgrep run of their own when a first batch is split. */
 const MIN_PART = 128;
-/** Files a first part must have gone through before its rate says whether it fills a page alone. */
-const MIN_EVIDENCE_FILES = 32;
 /** The child's fd of the first file handed to it (after stdin, stdout, stderr). */
 const FIRST_CHILD_FD = 3;
 const CHILD_FD_PREFIX = '/proc/self/fd/';
+/** The child path of an `end` record (its first field after the type). */
+const END_PATH = /^\{"type":"end","data":\{"path":\{"text":"\/proc\/self\/fd\/(\d+)"/;
 
-/** How far a run has got: matches seen so far, and the index of the file of the last one (-1: none yet). */
-interface Tally {
-  found: number;
-  at: number;
-  /** Called after each match record. */
-  readonly onMatch: () => void;
+/**
+ * A ripgrep child: through posix_spawn where it loads (no fork of this process; the files keep
+ * their descriptor numbers in the child), else child_process (the files become fds 3, 4, …).
+ */
+function startRipgrep(rg: string, args: readonly string[], opts: ChildOptions): Promise<ChildResult> {
+  return spawnChild(rg, args, opts) ?? runChild(rg, args, opts);
 }
 
-/** Files opened beneath the root for one run: child paths, and what each stands for. */
+/** The child's descriptor number of each handed file, as startRipgrep will arrange them. */
+function childNumbers(fds: readonly number[]): readonly number[] {
+  return hasPosixSpawn() ? fds : fds.map((_, i) => FIRST_CHILD_FD + i);
+}
+
+/**
+ * The runs of a first batch, each over one stripe of its files (run r gets files r, r + parts,
+ * r + 2·parts, … in order, on one thread): the answer is the prefix of the batch that every run
+ * has finished, and they all stop once that prefix holds `stopAfter` matches. A run has finished
+ * every file of its stripe up to one whose `end` it printed (ripgrep prints `end` only for
+ * files with matches), and all of them once it exits.
+ */
+class Stripes {
+  readonly #next: number[];
+  readonly #hits: Uint32Array;
+  readonly #index: Map<string, number>;
+  readonly #halts: (() => void)[] = [];
+  #prefix = 0;
+  #total = 0;
+  /** Files before this index make the answer; null until the prefix holds enough. */
+  stopAt: number | null = null;
+
+  constructor(
+    readonly files: readonly string[],
+    readonly parts: number,
+    readonly stopAfter: number,
+  ) {
+    this.#next = Array.from({ length: parts }, (_, r) => r);
+    this.#hits = new Uint32Array(files.length);
+    this.#index = new Map(files.map((f, i) => [f, i]));
+  }
+
+  stripe(r: number): string[] {
+    const out: string[] = [];
+    for (let i = r; i < this.files.length; i += this.parts) out.push(this.files[i] as string);
+    return out;
+  }
+
+  indexOf(path: string): number | undefined {
+    return this.#index.get(path);
+  }
+
+  onHalt(halt: () => void): void {
+    this.#halts.push(halt);
+  }
+
+  matched(i: number, count: number): void {
+    this.#hits[i] = (this.#hits[i] as number) + count;
+  }
+
+  /** Run r printed the `end` of file i. */
+  ended(r: number, i: number): void {
+    this.#next[r] = Math.max(this.#next[r] as number, i + this.parts);
+    this.#advance();
+  }
+
+  /** Run r exited by itself: it went through its stripe up to (not including) file `limit`. */
+  finished(r: number, limit: number): void {
+    this.#next[r] = Math.max(this.#next[r] as number, limit);
+    this.#advance();
+  }
+
+  /** The files every run has finished, from the first: what the batch searched. */
+  searched(): number {
+    return this.stopAt ?? Math.min(this.files.length, ...this.#next);
+  }
+
+  #advance(): void {
+    const upTo = Math.min(this.files.length, ...this.#next);
+    while (this.stopAt === null && this.#prefix < upTo) {
+      this.#total += this.#hits[this.#prefix++] as number;
+      if (this.#total >= this.stopAfter) this.stopAt = this.#prefix;
+    }
+    if (this.stopAt !== null) this.haltAll();
+  }
+
+  /** Stops every run still going. */
+  haltAll(): void {
+    for (const halt of this.#halts.splice(0)) halt();
+  }
+}
+
+/** Files opened beneath the root for one run, and the workspace path of each. */
 interface Handed {
   readonly fds: number[];
-  readonly args: string[];
-  /** Workspace path of child fd FIRST_CHILD_FD + i. */
   readonly paths: string[];
 }
 
@@ -105,7 +186,7 @@ function isLargeBinary(fd: number, size: number | null): boolean {
 }
 
 function handOver(files: readonly string[], reader: FileReader): Handed {
-  const h: Handed = { fds: [], args: [], paths: [] };
+  const h: Handed = { fds: [], paths: [] };
   try {
     for (const path of files) {
       const fd = reader.open(path);
@@ -114,7 +195,6 @@ function handOver(files: readonly string[], reader: FileReader): Handed {
         closeSync(fd);
         continue;
       }
-      h.args.push(CHILD_FD_PREFIX + (FIRST_CHILD_FD + h.fds.length));
       h.fds.push(fd);
       h.paths.push(path);
     }
@@ -132,17 +212,14 @@ const FIRST_RUN = 1024;
 
 /** handOver in slices, a turn of the event loop between them; the fds are the caller's (closed here on failure). */
 async function handOverYielding(files: readonly string[], reader: FileReader, signal: AbortSignal): Promise<Handed> {
-  const h: Handed = { fds: [], args: [], paths: [] };
+  const h: Handed = { fds: [], paths: [] };
   try {
     for (let i = 0; i < files.length; i += OPEN_SLICE) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       signal.throwIfAborted();
       const part = handOver(files.slice(i, i + OPEN_SLICE), reader);
-      for (let k = 0; k < part.fds.length; k++) {
-        h.args.push(CHILD_FD_PREFIX + (FIRST_CHILD_FD + h.fds.length));
-        h.fds.push(part.fds[k] as number);
-        h.paths.push(part.paths[k] as string);
-      }
+      h.fds.push(...part.fds);
+      h.paths.push(...part.paths);
     }
   } catch (e) {
     for (const fd of h.fds) closeSync(fd);
@@ -168,7 +245,7 @@ export class RipgrepEngine implements ContentEngine {
   async validate(q: ContentQuery, signal: AbortSignal): Promise<void> {
     if (q.kind !== 'regex') return;
     // An empty input: rg compiles the pattern and exits 1 (no match) or 2 (it rejected it).
-    const r = await runChild(this.#rg, [...baseArgs(q), '--regexp', q.pattern, '-'], { cwd: this.#root, signal, onStdout: () => {} });
+    const r = await startRipgrep(this.#rg, [...baseArgs(q), '--regexp', q.pattern, '-'], { cwd: this.#root, signal, onStdout: () => {} });
     signal.throwIfAborted();
     if (r.code === 2) {
       throw new ToolgateError('invalid_arguments', `invalid regex: ${r.stderr.trim()}`, { faults: [{ pointer: '/query', message: r.stderr.trim() }], engine: 'ripgrep' });
@@ -177,56 +254,32 @@ export class RipgrepEngine implements ContentEngine {
 
   async search(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number): Promise<SearchAnswer> {
     if (stopAfter === undefined || q.want !== 'lines') return this.#runAll(files, q, reader, signal);
-    if (files.length < 2 * MIN_PART) return this.#run(files, q, reader, signal, stopAfter);
-    // Stopping early needs one thread reading in order; one such run per core, on consecutive
-    // parts, keeps the cores busy. Parts are taken in order: once one stops early, the later
-    // ones are not needed and are killed. The later parts are speculative work, and starting
-    // them is not free: opening a part's files and spawning its process (2–7 ms: a fork of this
-    // process) hold this thread while the first part runs. So they start only once the first
-    // part shows it will not fill the page alone: its rate over the files it has gone through
-    // falls short, or it ends short. A page the first part fills, as a common query's does,
-    // costs one process.
-    const parts = Math.max(1, Math.min(this.#parallelism, Math.floor(files.length / MIN_PART)));
-    const size = Math.ceil(files.length / parts);
-    const stop = new AbortController();
-    const both = AbortSignal.any([signal, stop.signal]);
+    // Stopping early needs each run to read its files in order, on one thread; one such run per
+    // core keeps the cores busy. The runs take the files in stripes (not consecutive parts), so
+    // that the prefix a page needs is searched by all of them at once: a common query's page,
+    // filled within the first few hundred files, takes about 1/parts of the time of one run.
+    // Starting a run costs this thread little (the files' opens, ~1.5 µs each, and a
+    // posix_spawn on the thread pool), so they all start at once.
+    const parts = files.length < 2 * MIN_PART ? 1 : Math.max(1, Math.min(this.#parallelism, Math.floor(files.length / MIN_PART)));
+    const stripes = new Stripes(files, parts, stopAfter);
     const runs: Promise<SearchAnswer>[] = [];
-    /** Starts every part up to and including part `last` that has not started yet. */
-    const startThrough = (last: number): void => {
-      for (let k = runs.length; k <= last; k++) {
-        const run = this.#run(files.slice(k * size, (k + 1) * size), q, reader, both, stopAfter, k === 0 ? tally : undefined);
+    try {
+      for (let r = 0; r < parts; r++) {
+        const run = this.#run(stripes.stripe(r), q, reader, signal, stopAfter, { stripes, part: r });
         // Awaited in order below; one that fails while an earlier one is awaited is not unhandled.
         run.catch(() => undefined);
         runs.push(run);
       }
-    };
-    const tally: Tally = {
-      found: 0,
-      at: -1,
-      onMatch: () => {
-        if (runs.length === 1 && tally.at + 1 >= MIN_EVIDENCE_FILES && (tally.found / (tally.at + 1)) * size < stopAfter) startThrough(parts - 1);
-      },
-    };
-    const found: FileHits[] = [];
-    let searched = 0;
-    let total = 0;
-    try {
-      startThrough(0);
-      for (let k = 0; k < parts; k++) {
-        // A part left unstarted is needed once the ones before it ended short.
-        startThrough(k === 0 ? 0 : parts - 1);
-        const r = await (runs[k] as Promise<SearchAnswer>);
-        found.push(...r.found);
-        searched += r.searched;
-        for (const f of r.found) total += f.count;
-        const partLength = Math.min(size, files.length - k * size);
-        if (r.searched < partLength || total >= stopAfter) break;
-      }
+      const found: FileHits[] = [];
+      for (const run of runs) found.push(...(await run).found);
+      // A file past the prefix every run finished may have been read only in part.
+      const searched = stripes.searched();
+      return { found: found.filter((f) => (stripes.indexOf(f.path) ?? files.length) < searched).sort((a, b) => comparePaths(a.path, b.path)), searched };
     } finally {
-      stop.abort();
+      // On an error in one run, the others are not needed.
+      stripes.haltAll();
       await Promise.allSettled(runs);
     }
-    return { found, searched };
   }
 
   /**
@@ -268,7 +321,7 @@ export class RipgrepEngine implements ContentEngine {
    * One ripgrep run over at most #perRun of `files` (the first ones); `searched` counts from the
    * first of `files`, so a run cut by the descriptor budget reads like one that stopped early.
    */
-  async #run(all: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number | undefined, tally?: Tally, opened?: Handed): Promise<SearchAnswer> {
+  async #run(all: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number | undefined, striped?: { readonly stripes: Stripes; readonly part: number }, opened?: Handed): Promise<SearchAnswer> {
     const files = all.length > this.#perRun ? all.slice(0, this.#perRun) : all;
     if (signal.aborted || files.length === 0) {
       for (const fd of opened?.fds ?? []) closeSync(fd);
@@ -277,18 +330,22 @@ export class RipgrepEngine implements ContentEngine {
     }
     // To stop early, one thread searches the files in the order given, so that everything
     // before a file's `end` message is complete; otherwise ripgrep spreads them over threads.
-    const early = stopAfter !== undefined && q.want === 'lines';
-    // A tallied run writes each line as it goes (not in blocks), so that its progress shows.
-    const args = [...baseArgs(q), '--with-filename', ...(early ? ['--threads', '1'] : []), ...(tally !== undefined ? ['--line-buffered'] : [])];
+    // Such a run writes each line as it goes (not in blocks), so that its progress shows.
+    const early = striped !== undefined && q.want === 'lines';
+    const args = [...baseArgs(q), '--with-filename', ...(early ? ['--threads', '1', '--line-buffered'] : [])];
     if (q.want === 'lines') args.push('--json');
     else if (q.want === 'counts') args.push('--count-matches', '--null');
     else args.push('--files-with-matches', '--null');
     // Opened right before the child starts (or while the run before it searched: `opened`, the
     // same files) and closed as soon as it has them (runChild).
     const handed = opened ?? handOver(files, reader);
-    args.push('--regexp', q.pattern, '--', ...handed.args);
-    const pathOf = (childPath: string): string | undefined =>
-      childPath.startsWith(CHILD_FD_PREFIX) ? handed.paths[Number(childPath.slice(CHILD_FD_PREFIX.length)) - FIRST_CHILD_FD] : undefined;
+    const byChildFd = new Map<number, string>();
+    args.push('--regexp', q.pattern, '--');
+    childNumbers(handed.fds).forEach((n, i) => {
+      byChildFd.set(n, handed.paths[i] as string);
+      args.push(CHILD_FD_PREFIX + n);
+    });
+    const pathOf = (childPath: string): string | undefined => (childPath.startsWith(CHILD_FD_PREFIX) ? byChildFd.get(Number(childPath.slice(CHILD_FD_PREFIX.length))) : undefined);
 
     const byPath = new Map<string, { hits: LineHit[]; count: number }>();
     const entryOf = (path: string): { hits: LineHit[]; count: number } => {
@@ -300,20 +357,17 @@ export class RipgrepEngine implements ContentEngine {
       const path = pathOf(childPath);
       return path === undefined ? undefined : entryOf(path);
     };
-    let total = 0;
-    let searched = files.length;
-    const index = early ? new Map(files.map((f, i) => [f, i])) : null;
+    const stripes = early ? striped.stripes : null;
     const onRecord = (rec: Buffer): boolean | void => {
       if (q.want === 'lines') {
         if (rec.length === 0 || rec[0] !== 0x7b) return;
-        if (index !== null && stopAfter !== undefined && total >= stopAfter && rec.includes('"type":"end"')) {
-          const end = JSON.parse(rec.toString('utf8')) as { type: string; data: { path: RgText } };
-          const path = end.type === 'end' ? pathOf(textOf(end.data.path)) : undefined;
-          const at = path === undefined ? undefined : index.get(path);
-          if (at !== undefined) {
-            searched = at + 1;
-            return false;
-          }
+        if (stripes !== null && striped !== undefined && rec.includes('"type":"end"')) {
+          // Our child paths are ASCII (/proc/self/fd/<n>): no need to parse the whole record.
+          const fd = END_PATH.exec(rec.toString('latin1', 0, 120))?.[1];
+          const path = fd === undefined ? undefined : byChildFd.get(Number(fd));
+          const at = path === undefined ? undefined : stripes.indexOf(path);
+          if (at !== undefined) stripes.ended(striped.part, at);
+          return stripes.stopAt === null;
         }
         if (!rec.includes('"type":"match"')) return;
         const m = JSON.parse(rec.toString('utf8')) as RgMatch;
@@ -325,17 +379,15 @@ export class RipgrepEngine implements ContentEngine {
         const text = textOf(m.data.lines);
         const lines = q.multiline === true ? Buffer.from(text, 'utf8') : null;
         const line = lines === null ? stripTerminator(text) : '';
+        let count = 0;
         for (const s of m.data.submatches) {
           if (s.end === s.start) continue; // an empty match points at nothing
           e.hits.push(lines === null ? { line: m.data.line_number, column: s.start + 1, end_column: s.end + 1, text: line } : hitOf(lines, m.data.line_number, s));
           e.count++;
-          total++;
+          count++;
         }
-        if (tally !== undefined) {
-          tally.found = total;
-          tally.at = index?.get(path) ?? tally.at;
-          tally.onMatch();
-        }
+        const at = stripes?.indexOf(path);
+        if (stripes !== null && at !== undefined) stripes.matched(at, count);
       } else if (q.want === 'counts') {
         const nul = rec.indexOf(0);
         if (nul === -1) return;
@@ -350,20 +402,26 @@ export class RipgrepEngine implements ContentEngine {
       const out: FileHits[] = [];
       for (const [path, e] of byPath) {
         if (e.count === 0) continue;
-        // A file after the stop point was only partly read.
-        if (index !== null && (index.get(path) ?? files.length) >= searched) continue;
         e.hits.sort((a, b) => a.line - b.line || a.column - b.column);
         out.push({ path, hits: e.hits, count: e.count });
       }
-      return { found: out.sort((a, b) => comparePaths(a.path, b.path)), searched };
+      // A striped run's answer is cut to the prefix every run finished by search().
+      return { found: out.sort((a, b) => comparePaths(a.path, b.path)), searched: files.length };
     };
     const splitter = new RecordSplitter(q.want === 'paths' ? 0 : 10);
     let stopped = false;
     let stoppedNow = (): void => {};
     const stoppedEarly = new Promise<null>((resolve) => (stoppedNow = () => resolve(null)));
-    const child = runChild(this.#rg, args, {
+    // Another stripe's run may complete the page: this one is halted then.
+    const halt = new AbortController();
+    striped?.stripes.onHalt(() => {
+      stopped = true;
+      stoppedNow();
+      halt.abort();
+    });
+    const child = startRipgrep(this.#rg, args, {
       cwd: this.#root,
-      signal,
+      signal: AbortSignal.any([signal, halt.signal]),
       fds: handed.fds,
       onStdout: (chunk) => {
         if (stopped) return false;
@@ -390,6 +448,8 @@ export class RipgrepEngine implements ContentEngine {
     if (!stopped && r.code !== 0 && r.code !== 1 && r.code !== 2) {
       throw new ToolgateError('execution_failed', `ripgrep ended with ${r.code ?? r.signal}: ${r.stderr.trim()}`, { engine: 'ripgrep' });
     }
+    // Through its whole stripe, or up to the first file the descriptor budget left out.
+    if (!stopped && striped !== undefined) striped.stripes.finished(striped.part, files.length < all.length ? (striped.stripes.indexOf(all[files.length] as string) ?? 0) : striped.stripes.files.length);
     return answer();
   }
 
