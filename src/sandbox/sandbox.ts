@@ -82,8 +82,9 @@ export interface SandboxOptions {
   readonly cacheDir?: string;
   /**
    * Keep one wrapper spawned ahead, already in the next run's cgroups (spare.ts): the spawn and
-   * the cgroup migration leave the call's path. Default true; used under bubblewrap with a pids
-   * cgroup, without the network allowlist.
+   * the cgroup migration leave the call's path. Used under bubblewrap with a pids cgroup, without
+   * the network allowlist. Default false: whoever turns it on calls `close()` when done (a spare
+   * left waiting ends only with this process).
    */
   readonly spare?: boolean;
 }
@@ -294,7 +295,7 @@ export class Sandbox {
     const spareable =
       level === 'bwrap' &&
       network !== 'allowlist' &&
-      (this.#o.spare ?? true) &&
+      (this.#o.spare ?? false) &&
       Object.entries(env).every(([k, v]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && !v.includes('\0')) &&
       argv.reduce((n, a) => n + Buffer.byteLength(a) + 3, 0) <= SPARE_SCRIPT_MAX - 1024;
     const spare = spareable ? this.#takeSpare(spareKey, limits.processes) : null;

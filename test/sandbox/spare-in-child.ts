@@ -3,7 +3,7 @@
 import { Sandbox } from '../../src/sandbox/index.js';
 
 const [dir] = process.argv.slice(2) as [string];
-const sb = new Sandbox({ workspace: dir });
+const sb = new Sandbox({ workspace: dir, spare: true });
 await sb.run({ argv: ['true'], cwd: dir, env: { PATH: '/usr/bin:/bin' }, timeoutMs: 60_000 });
 for (let i = 0; i < 1000 && !sb.spare?.ready; i++) await new Promise((r) => setTimeout(r, 10));
 console.log(String(sb.spare?.pid ?? 'none'));

@@ -30,7 +30,7 @@ async function readySpare(sb: Sandbox): Promise<number> {
 
 test('a run through the spare is the run a fresh wrapper gives: environment, stdin, cap, measurements, nothing left', { skip }, async () => {
   const ws = tempWorkspace();
-  const sb = new Sandbox({ workspace: ws.dir });
+  const sb = new Sandbox({ workspace: ws.dir, spare: true });
   const fresh = new Sandbox({ workspace: ws.dir, spare: false });
   try {
     const marker = newMarker();
@@ -102,7 +102,7 @@ for (const spare of [true, false]) {
 
 test('close ends the spare and removes its cgroups', { skip }, async () => {
   const ws = tempWorkspace();
-  const sb = new Sandbox({ workspace: ws.dir });
+  const sb = new Sandbox({ workspace: ws.dir, spare: true });
   try {
     await sb.run({ argv: ['true'], cwd: ws.dir, env: BASE_ENV, timeoutMs: 30_000 });
     const pid = await readySpare(sb);
