@@ -51,6 +51,7 @@ test('a run through the spare is the run a fresh wrapper gives: environment, std
     assert.equal(viaSpare.limits.processes.enforced_by, 'cgroup');
     assert.ok(viaSpare.cpu_ms !== null && viaSpare.peak_rss_bytes !== null, 'measured in the spare\'s groups');
     assert.deepEqual(processesWithMarker(marker), []);
+    assert.ok(!viaSpare.notes.some((n) => /could not be removed/.test(n)), `the spare's groups were removed: ${viaSpare.notes.join('; ')}`);
   } finally {
     sb.close();
     ws.remove();
