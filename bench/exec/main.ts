@@ -53,9 +53,10 @@ function markerPids(marker: string): number[] {
 }
 
 async function spawnCost(ws: string, gitWs: string, bigWs: string, state: string, gitState: string): Promise<void> {
-  const sandbox = new Sandbox({ workspace: ws });
-  const big = new Sandbox({ workspace: bigWs });
-  const lean = new Sandbox({ workspace: ws, measure: false });
+  // spare: true as shell.exec runs them (a wrapper waits in the next run's cgroups: src/sandbox/spare.ts).
+  const sandbox = new Sandbox({ workspace: ws, spare: true });
+  const big = new Sandbox({ workspace: bigWs, spare: true });
+  const lean = new Sandbox({ workspace: ws, measure: false, spare: true });
   // The same mounts Sandbox.run asks for (hidden home dot-entries, private /run, the workspace):
   // this reference isolates what supervision, cgroups and the receipt cost.
   const profile = bwrapArgs({ workspace: ws, workspaceWritable: true, cwd: ws, network: 'none', homes: defaultHomes(), hide: [state], user: { uid: 0, gid: 0 }, workspaceMounts: scanWorkspace(ws, { classify: (p) => new PathClassifier().classify(p), user: { uid: 0, gid: 0 } }) }, 3);
@@ -135,6 +136,7 @@ async function spawnCost(ws: string, gitWs: string, bigWs: string, state: string
   await srt?.close();
   await rt.close();
   await rtGit.close();
+  for (const sb of [sandbox, big, lean]) sb.close();
 }
 
 async function loadSrt(ws: string): Promise<{ once: () => Promise<void>; close: () => Promise<void> } | null> {

@@ -148,6 +148,17 @@ export class SandboxCgroups {
     return cg;
   }
 
+  /** Sets the pids cap again (a spare wrapper's groups, made before its run's limits were known). */
+  capPids(max: number): boolean {
+    if (!this.#dirs.pids) return false;
+    try {
+      writeFileSync(join(this.#dirs.pids, 'pids.max'), String(max));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   get capsPids(): boolean {
     return this.#dirs.pids !== undefined;
   }

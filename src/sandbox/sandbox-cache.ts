@@ -10,9 +10,18 @@ export interface Classifier {
 
 export type SandboxDefaults = Omit<SandboxOptions, 'workspace' | 'hide' | 'classify' | 'cacheDir'>;
 
-export function sandboxCache(defaults: SandboxDefaults): (root: string, hide: readonly string[], classifier: Classifier, cacheDir?: string | null) => Sandbox {
+export type SandboxFor = ((root: string, hide: readonly string[], classifier: Classifier, cacheDir?: string | null) => Sandbox) & {
+  /** Ends every sandbox's spare wrapper (the tool's dispose, when the runtime closes). */
+  readonly closeAll: () => void;
+};
+
+export function sandboxCache(defaults: SandboxDefaults): SandboxFor {
   const sandboxes = new Map<string, Sandbox>();
-  return (root, hide, classifier, cacheDir) => {
+  const closeAll = (): void => {
+    for (const sb of sandboxes.values()) sb.close();
+    sandboxes.clear();
+  };
+  const get = (root: string, hide: readonly string[], classifier: Classifier, cacheDir?: string | null): Sandbox => {
     const key = JSON.stringify([root, hide, cacheDir ?? null]);
     let sb = sandboxes.get(key);
     if (!sb) {
@@ -22,4 +31,5 @@ export function sandboxCache(defaults: SandboxDefaults): (root: string, hide: re
     }
     return sb;
   };
+  return Object.assign(get, { closeAll });
 }

@@ -12,6 +12,7 @@ import { bwrapArgs, defaultHomes, toolchainsOf, visibilityOf, type NetworkMode, 
 import type { StreamName, StreamSummary } from './stream-capture.js';
 import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
 import { wrapperScript, type WrapperShell } from './wrapper.js';
+import { SPARE_BLOCK_FD, SPARE_INFO_FD, SPARE_SCRIPT_MAX, SpareWrapper, type SpareKey } from './spare.js';
 import { installHint, SYSTEM_PACKAGES } from './install-hint.js';
 import { holdAbsentPaths, sweepAbandonedPlaceholders, type PlaceholderLease } from './placeholder.js';
 import { checkToolchainConfig, resolveToolchains, toolchainUses, withToolchainEnv, type ToolchainConfig, type ToolchainUse } from './toolchains.js';
@@ -79,6 +80,13 @@ export interface SandboxOptions {
    * id>`): npm, pip, cargo and go caches point there (package-caches.ts). Unset: no cache env.
    */
   readonly cacheDir?: string;
+  /**
+   * Keep one wrapper spawned ahead, already in the next run's cgroups (spare.ts): the spawn and
+   * the cgroup migration leave the call's path. Used under bubblewrap with a pids cgroup, without
+   * the network allowlist. Default false: whoever turns it on calls `close()` when done (a spare
+   * left waiting ends only with this process).
+   */
+  readonly spare?: boolean;
 }
 
 export interface RunRequest {
@@ -104,7 +112,10 @@ export interface RunRequest {
    * become one terminal stream, with CRLF line ends. Throws `unsupported` without `script`.
    */
   readonly pty?: boolean;
-  /** Called right before the process is spawned (the effect may start): `ctx.markSent`. */
+  /**
+   * `ctx.markSent`: must resolve before the command may start. Under bubblewrap it runs while
+   * bubblewrap sets the sandbox up (the command waits on its block fd); otherwise before the spawn.
+   */
   readonly onSpawn?: () => void | Promise<void>;
   /**
    * A command of Toolgate's own with a fixed argv (the `git status` around a run). On a
@@ -156,6 +167,10 @@ export class Sandbox {
   readonly #classify: (relPath: string) => PathClass;
   /** The workspace scan's results of unchanged directories, reused from run to run. */
   readonly #scanCache = new ScanCache();
+  /** The wrapper started for the next run, and whether one is being started. */
+  #spare: SpareWrapper | null = null;
+  #refill = false;
+  #closed = false;
 
   constructor(o: SandboxOptions) {
     this.#o = o;
@@ -274,9 +289,21 @@ export class Sandbox {
       notes.push('secret files in the workspace are not hidden and .git is writable without bubblewrap');
     }
 
+    const spareKey: SpareKey = { uid: user.uid, gid: user.gid, measure: this.#o.measure ?? true };
+    // The wrapper shell passes on only names that are identifiers (it drops `A B`); the spare
+    // passes the environment through bubblewrap's --setenv, so it takes only those, to match.
+    const spareable =
+      level === 'bwrap' &&
+      network !== 'allowlist' &&
+      (this.#o.spare ?? false) &&
+      Object.entries(env).every(([k, v]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && !v.includes('\0')) &&
+      argv.reduce((n, a) => n + Buffer.byteLength(a) + 3, 0) <= SPARE_SCRIPT_MAX - 1024;
+    const spare = spareable ? this.#takeSpare(spareKey, limits.processes) : null;
     let cgroups: SandboxCgroups | null;
     try {
-      cgroups = h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + (level === 'bwrap' ? 1 : 0), this.#o.measure ?? true, user.uid === self.uid ? null : user) : null;
+      cgroups = spare
+        ? spare.cgroups
+        : h.cgroups.bases.pids || h.cgroups.bases.cpuacct || h.cgroups.bases.memory ? SandboxCgroups.create(h.cgroups, limits.processes + (level === 'bwrap' ? 1 : 0), this.#o.measure ?? true, user.uid === self.uid ? null : user) : null;
     } catch (e) {
       lease?.release();
       throw e;
@@ -329,7 +356,18 @@ export class Sandbox {
         openArtifact: req.openArtifact ?? null,
         onChunk: req.onChunk,
         onSpawn: req.onSpawn,
-        joinInit: level === 'bwrap' && cgroups ? (pid) => cgroups.join(pid) : null,
+        joinInit: level === 'bwrap' && cgroups && !spare ? (pid) => cgroups.join(pid) : null,
+        ...(spare
+          ? {
+              spare: {
+                exited: spare.exited,
+                blockFd: SPARE_BLOCK_FD,
+                start: () => {
+                  return spare.go({ shell, limits, nproc: !cgroups?.capsPids, strayFds: h.strayFds, bwrap: h.bwrap as string, options: bwrapArgs(profile, SPARE_INFO_FD, SPARE_BLOCK_FD), env, command: [cmd, ...rest], stdin: req.stdin ?? null });
+                },
+              },
+            }
+          : {}),
       });
       const cpu = cgroups?.cpuMs() ?? null;
       const peak = cgroups?.peakMemory() ?? null;
@@ -344,10 +382,52 @@ export class Sandbox {
       await proxy?.close();
       return { ...out, cpu_ms: cpu, peak_rss_bytes: peak, isolation, limits: limitsInForce, network: proxy?.report() ?? null, notes: [...notes, ...out.notes], ...uses };
     } finally {
+      // A spare taken but never started (a refused markSent, a cancel first) still waits in them.
+      if (spare && !spare.used) spare.dispose();
       cgroups?.remove(); // idempotent; on the error path the groups must not stay behind
       lease?.release();
       await proxy?.close();
+      // The next run's spare: spawning it blocks the event loop (Node forks itself), so it goes
+      // after this run, where it overlaps the receipt's fsync (measured against starting it while
+      // bubblewrap sets this run up, where it competes for the CPU: docs/shell.md).
+      if (spareable) this.#startSpare(shell, spareKey, self);
     }
+  }
+
+  /** The wrapper waiting for the next run (its host pid, and whether it is in its groups yet), or null. */
+  get spare(): { readonly pid: number; readonly ready: boolean } | null {
+    const s = this.#spare;
+    if (!s || s.child.pid === undefined) return null;
+    return { pid: s.child.pid, ready: s.fits(s.key) === 'yes' };
+  }
+
+  /** The spare if it fits this run (its pids cap then set for it); an unfit one is ended. */
+  #takeSpare(key: SpareKey, processes: number): SpareWrapper | null {
+    const s = this.#spare;
+    if (!s) return null;
+    const fit = s.fits(key);
+    if (fit === 'later') return null; // still joining: this run starts its own
+    this.#spare = null;
+    if (fit === 'yes' && s.capFor(processes)) return s;
+    s.dispose();
+    return null;
+  }
+
+  /** Starts the next run's spare once this turn of the event loop is over (off the call's path). */
+  #startSpare(shell: WrapperShell, key: SpareKey, self: { uid: number; gid: number }): void {
+    if (this.#spare || this.#refill || !this.host.cgroups.bases.pids) return;
+    this.#refill = true;
+    setImmediate(() => {
+      this.#refill = false;
+      if (!this.#spare && !this.#closed) this.#spare = SpareWrapper.start(shell, this.host.cgroups, key, self);
+    });
+  }
+
+  /** Ends the spare wrapper; later runs start their own again only if `close` is not final. */
+  close(): void {
+    this.#closed = true;
+    this.#spare?.dispose();
+    this.#spare = null;
   }
 
   /** The scan's mounts, with the placeholders of absent host-code entries masked like secrets (shell.session re-scans with it). */

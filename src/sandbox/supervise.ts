@@ -47,7 +47,17 @@ export interface SuperviseSpec {
    * cgroups); a rejection ends the run as spawn_failed.
    */
   readonly joinInit: ((pid: number) => Promise<void>) | null;
-  /** Called right before the spawn, never when the call was cancelled first. */
+  /**
+   * bubblewrap only: instead of spawning `file`, start a spare wrapper (spare.ts) that is in the
+   * cgroups already; `joinInit` is then null and no block fd is used.
+   */
+  readonly spare?: { readonly start: () => ChildProcess; readonly blockFd: number; readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; error: Error | null }> };
+  /**
+   * Called before the command may start, never when the call was cancelled first. Under
+   * bubblewrap it runs while bubblewrap sets the sandbox up, and the command is held on the block
+   * fd until it resolves (a rejection kills the sandbox, then supervise throws it); without
+   * bubblewrap it is awaited before the spawn.
+   */
   readonly onSpawn: (() => void | Promise<void>) | undefined;
 }
 
@@ -147,9 +157,21 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
 
   try {
     if (stopReason !== null) return finish(null, null, false);
-    await spec.onSpawn?.();
+    // The intent's durable write (markSent) overlaps bubblewrap's setup: the command itself
+    // waits for it on the block fd, so nothing of the effect starts before it is durable.
+    let sentError: { error: unknown } | null = null;
+    const sent = spec.mode === 'bwrap' ? Promise.resolve().then(() => spec.onSpawn?.()) : null;
+    sent?.catch((error: unknown) => {
+      sentError = { error };
+      killHard();
+    });
+    if (!sent) await spec.onSpawn?.();
+    const settleSent = async (): Promise<void> => {
+      await sent?.catch(() => {});
+      if (sentError) throw (sentError as { error: unknown }).error;
+    };
     try {
-      child = spawn(spec.file, [...spec.args], {
+      child = spec.spare ? spec.spare.start() : spawn(spec.file, [...spec.args], {
         cwd: spec.cwd,
         env: { ...spec.env },
         ...(spec.user ? { uid: spec.user.uid, gid: spec.user.gid } : {}),
@@ -160,20 +182,23 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
       });
     } catch (e) {
       notes.push(`spawn failed: ${(e as Error).message}`);
+      await settleSent();
       return finish(null, null, true);
     }
     const proc = child;
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error: Error | null }>((resolve) => {
-      proc.once('error', (error) => resolve({ code: null, signal: null, error }));
-      proc.once('exit', (code, signal) => resolve({ code, signal, error: null }));
-    });
+    const exited =
+      spec.spare?.exited ??
+      new Promise<{ code: number | null; signal: NodeJS.Signals | null; error: Error | null }>((resolve) => {
+        proc.once('error', (error) => resolve({ code: null, signal: null, error }));
+        proc.once('exit', (code, signal) => resolve({ code, signal, error: null }));
+      });
     const closed = (s: Readable | null): Promise<void> =>
       new Promise((resolve) => {
         if (!s) return resolve();
         s.once('close', () => resolve());
       });
 
-    if (proc.stdin && spec.stdin) {
+    if (proc.stdin && spec.stdin && !spec.spare) {
       proc.stdin.on('error', () => {}); // EPIPE: the command did not read all of its input
       proc.stdin.end(spec.stdin);
     }
@@ -191,17 +216,21 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
     const streamsClosed = Promise.all([closed(proc.stdout), closed(proc.stderr)]);
 
     // Lets bubblewrap start the command once its init is in the cgroups.
+    // Lets bubblewrap start the command once its init is in the cgroups (a spare's was born
+    // there) and the intent is durable.
     const release = (pid: number): void => {
-      const block = proc.stdio[4] as Writable | null;
+      const block = proc.stdio[spec.spare ? spec.spare.blockFd : 4] as Writable | null;
       block?.on('error', () => {}); // bubblewrap already gone
       const go = (): void => {
-        if (stopReason === null) block?.end('x');
+        if (stopReason === null && sentError === null) block?.end('x');
       };
-      if (!spec.joinInit) return go();
-      spec.joinInit(pid).then(go, (e: unknown) => {
-        joinFailed = `the sandbox could not join its cgroups: ${(e as Error).message}`;
-        killHard();
-      });
+      const joined = spec.joinInit
+        ? spec.joinInit(pid).catch((e: unknown) => {
+            joinFailed = `the sandbox could not join its cgroups: ${(e as Error).message}`;
+            throw e;
+          })
+        : null;
+      Promise.all([joined, sent]).then(go, () => killHard());
     };
     if (spec.mode === 'bwrap') {
       let info = '';
@@ -253,6 +282,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
       proc.stderr?.destroy();
     }
     await waitUntilEmpty(init, () => spec.cgroups?.members() ?? [], killHard, notes);
+    await settleSent();
     if (joinFailed) notes.push(joinFailed);
     const setupFailed = exit.error !== null || joinFailed !== null || (spec.mode === 'bwrap' && init === null && exit.code === SETUP_FAILED);
     return finish(exit.code, exit.signal, setupFailed, stopReason === null ? leftovers : 0);

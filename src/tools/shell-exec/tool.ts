@@ -68,6 +68,7 @@ function outcomeOf(r: RunResult): { status: CallStatus; error?: ErrorBody } {
 export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<ShellExecArgs, ShellExecResult, Prepared> {
   checkToolchainConfig(opts.toolchains ?? {}, opts.homes ?? defaultHomes());
   const sandboxFor = sandboxCache({
+    spare: true, // ended by dispose below
     ...(opts.allowProcessIsolation !== undefined ? { allowProcessIsolation: opts.allowProcessIsolation } : {}),
     ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
     ...(opts.bwrapPath !== undefined ? { bwrapPath: opts.bwrapPath } : {}),
@@ -237,6 +238,10 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
           ...(run.network ? { connections: { allowed: run.network.allowed, refused: run.network.refused, failed: run.network.failed, bytes_up: run.network.bytes_up, bytes_down: run.network.bytes_down } } : {}),
         },
       };
+    },
+    async dispose() {
+      // Each workspace's sandbox keeps a spare wrapper waiting for the next command.
+      sandboxFor.closeAll();
     },
     async reconcile() {
       // A command's effects have no authoritative record to inspect afterwards.
