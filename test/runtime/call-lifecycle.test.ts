@@ -19,6 +19,9 @@ import { ledgerLines, probeTool } from '../support/probe-tools.js';
 const PERMIT_TESTS = `
   @id("tests") permit (principal, action, resource);`;
 
+/** Tasks whose `test.reason` call is executing (waiting for its signal). */
+const reasonRunning = new Set<string>();
+
 /** `test.reason`: waits for its signal to abort, then answers with what the abort reason says. */
 function reasonTool(timeoutMs = 30_000): AnyTool {
   return defineTool({
@@ -38,6 +41,7 @@ function reasonTool(timeoutMs = 30_000): AnyTool {
     normalize: () => ({ resources: [], prepared: undefined }),
     execute: (ctx) =>
       new Promise((resolve) => {
+        reasonRunning.add(ctx.task_id);
         const answer = (): void => {
           const reason: unknown = ctx.signal.reason;
           resolve({ status: 'succeeded', result: { name: (reason as Error).name, kind: abortKindOf(reason), dom: reason instanceof DOMException } });
@@ -182,11 +186,15 @@ test('a tool reads why its call was aborted from signal.reason: the kind, and th
   try {
     const client = new AbortController();
     const byClient = p.rt.call(envelope('test.reason', {}, { task_id: 'r1' }), { signal: client.signal });
-    setTimeout(() => client.abort(), 50);
     const byTask = p.rt.call(envelope('test.reason', {}, { task_id: 'r2' }));
-    setTimeout(() => p.rt.cancelTask('r2'), 50);
-    const byDeadline = p.rt.call(envelope('test.reason', {}, { task_id: 'r3', deadline: soon(400) }));
+    // A deadline far enough that a loaded machine still reaches execute before it (the cancels
+    // below wait for their tools to run: an abort before execute ends the call without the tool).
+    const byDeadline = p.rt.call(envelope('test.reason', {}, { task_id: 'r3', deadline: soon(3_000) }));
     const byTimeout = p.rt.call(envelope('test.reason-timeout', {}, { task_id: 'r4' }));
+    await until(() => reasonRunning.has('r1'), 'the client-cancelled call runs');
+    client.abort();
+    await until(() => reasonRunning.has('r2'), 'the task-cancelled call runs');
+    p.rt.cancelTask('r2');
     const seen = (await Promise.all([byClient, byTask, byDeadline, byTimeout])).map((r) => r.result);
     assert.deepEqual(seen, [
       { name: 'AbortError', kind: 'client_cancel', dom: true },
