@@ -61,7 +61,11 @@ test('queue deadline exceeded: expired, no effect, nothing beyond released', asy
   const p = await probeRuntime({ concurrency: 1 });
   try {
     const slow = p.rt.call(envelope('test.effect', { label: 'slow', after_ms: 400 }));
-    await new Promise((r) => setTimeout(r, 30));
+    // The slow call must hold the one slot before the other is queued (a fixed 30 ms was not
+    // enough under CI load: the second call got the slot and ran past its deadline).
+    for (const stop = Date.now() + 60_000; p.rt.load.active < 1; await new Promise((r) => setTimeout(r, 5))) {
+      if (Date.now() > stop) throw new Error('the slow call never took its slot');
+    }
     const queued = await p.rt.call(envelope('test.effect', { label: 'queued' }, { idempotency_key: 'q1', deadline: new Date(Date.now() + 100).toISOString() }));
     assert.equal(queued.status, 'expired');
     assert.equal(queued.error?.code, 'deadline_expired');
