@@ -65,3 +65,23 @@ test('a value with nothing to redact comes back as itself; one secret among thou
   assert.equal(Object.keys(k.value as object).some((key) => key.includes(secret)), false);
   assert.equal(k.notes.length, 1);
 });
+
+test('a short string with a window among many is still scanned with its window (a secret cut at the page edge)', () => {
+  const token = `ghp_${pick(36)}`;
+  const pages = Array.from({ length: 100 }, (_, i) => `line ${i} of a page`);
+  pages[40] = `${token.slice(20)} and more`;
+  const windows = [{ pointer: '/result/40', before: `prefix ${token.slice(0, 20)}`, after: '' }];
+  const r = redact(pages, { fields: [], patterns: true, secrets: [], windows }, '/result');
+  const got = (r.value as string[])[40] ?? '';
+  assert.equal(got.includes(token.slice(20)), false, 'the part of the token inside the string is redacted');
+  assert.equal(r.notes.length, 1);
+  assert.equal(r.notes[0]?.pointer, '/result/40');
+});
+
+test('a field rule that names a place inside a big clean container still replaces it', () => {
+  const rows = Array.from({ length: 100 }, (_, i) => ({ name: `row-${i}`, value: `plain value ${i}` }));
+  const r = redact(rows, { fields: ['/50/value'], patterns: true, secrets: [] }, '/result');
+  assert.equal((r.value as typeof rows)[50]?.value, '[REDACTED]');
+  assert.equal((r.value as typeof rows)[49]?.value, 'plain value 49');
+  assert.deepEqual(r.notes, [{ pointer: '/result/50/value', kind: 'field', rule: 'field', count: 1 }]);
+});
