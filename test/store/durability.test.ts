@@ -23,7 +23,10 @@ interface Traced {
 function traced(durability: 'default' | 'normal' | 'key-file'): { t: Traced; cleanup: () => void } {
   const d = tempDirs('tg-dur');
   const out = join(d.base, 'trace');
-  const r = spawnSync('strace', ['-f', '-qq', '-o', out, '-e', 'trace=openat,close,write,pwrite64,fsync,fdatasync,link,linkat,rename,renameat,renameat2', process.execPath, '--import', 'tsx', CHILD, d.workspace, d.state, durability], {
+  // -y: each descriptor is printed with its file (`23</…/toolgate.db-wal>`), so a write by a
+  // child process (the host-tools probes, chromium's helpers) on an fd of the same number is not
+  // taken for a WAL write; the key-file case matches bare fd numbers.
+  const r = spawnSync('strace', ['-f', '-qq', ...(durability === 'key-file' ? [] : ['-y']), '-o', out, '-e', 'trace=openat,close,write,pwrite64,fsync,fdatasync,link,linkat,rename,renameat,renameat2', process.execPath, '--import', 'tsx', CHILD, d.workspace, d.state, durability], {
     encoding: 'utf8',
     timeout: 120_000,
   });
@@ -62,27 +65,23 @@ function joinResumed(lines: readonly string[]): string[] {
 
 /** For the calls between CALL and RETURNED: WAL writes, and WAL fsyncs after the last write. */
 function walSyncAfterLastWrite(t: Traced): { writes: number; syncsAfterLastWrite: number } {
-  // SQLite writes the WAL through its descriptor; the store syncs it through its own (wal-sync.ts,
-  // off the event loop): a sync of the file through any descriptor counts.
-  const walFds = new Set<string>();
+  // SQLite writes the WAL through its descriptor; the store syncs it through its own (off the
+  // event loop): a sync of the file through any descriptor counts. strace -y names each fd's file.
   let inCall = false;
   let writes = 0;
   let syncsAfter = 0;
   for (const line of t.lines) {
-    const open = /openat\(AT_FDCWD, "[^"]*toolgate\.db-wal", [^)]*\) = (\d+)/.exec(line);
-    if (open) walFds.add(open[1] as string);
-    const close = /\bclose\((\d+)\)/.exec(line);
-    if (close) walFds.delete(close[1] as string);
-    if (/write\(1, "CALL\\n"/.test(line)) inCall = true;
-    if (/write\(1, "RETURNED/.test(line)) break;
+    if (/write\(1(<[^>]*>)?, "CALL\\n"/.test(line)) inCall = true;
+    if (/write\(1(<[^>]*>)?, "RETURNED/.test(line)) break;
     if (!inCall) continue;
-    const call = /\b(pwrite64|write|fsync|fdatasync)\((\d+)/.exec(line);
-    if (!call || !walFds.has(call[2] as string)) continue;
+    const call = /\b(pwrite64|write|fsync|fdatasync)\(\d+<([^>]*)>/.exec(line);
+    if (!call || !(call[2] as string).endsWith('/toolgate.db-wal')) continue;
     if (call[1] === 'pwrite64' || call[1] === 'write') {
       writes++;
       syncsAfter = 0;
     } else syncsAfter++;
   }
+  if (!inCall) throw new Error('the CALL marker is not in the trace');
   return { writes, syncsAfterLastWrite: syncsAfter };
 }
 
