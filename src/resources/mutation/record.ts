@@ -112,18 +112,9 @@ export class PreimageBundle {
     };
   }
 
+  /** Writes and seals the artifact at once (its fsync at close). */
   seal(artifacts: PreimageStore, role: string): ArtifactRef | null {
-    if (this.#images.length === 0) return null;
-    const w = artifacts.writer('application/octet-stream', role);
-    try {
-      for (const c of this.#chunks) w.write(c);
-    } catch (e) {
-      w.abort();
-      throw e;
-    }
-    const ref = w.close();
-    for (const img of this.#images) img.artifact = ref.digest;
-    return ref;
+    return this.stage(artifacts, role)?.seal() ?? null;
   }
 }
 
