@@ -21,7 +21,7 @@ export async function readCheckpointText(path: string): Promise<string | null> {
 }
 
 /** The file's text for a checkpoint (what writeCheckpointFile writes). */
-export function checkpointText(cp: Checkpoint): string {
+function checkpointText(cp: Checkpoint): string {
   return `${JSON.stringify(cp, null, 2)}\n`;
 }
 
@@ -29,11 +29,12 @@ export function checkpointText(cp: Checkpoint): string {
  * Replaces the file whole: written and fsync'ed under a temporary name, renamed over the old one,
  * then the folder fsync'ed, so after a crash the file is the old checkpoint or the new one.
  */
-export async function writeCheckpointFile(path: string, cp: Checkpoint): Promise<void> {
+export async function writeCheckpointFile(path: string, cp: Checkpoint): Promise<string> {
+  const text = checkpointText(cp);
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
-    await fh.writeFile(checkpointText(cp));
+    await fh.writeFile(text);
     await fh.sync();
   } catch (e) {
     await fh.close();
@@ -53,4 +54,5 @@ export async function writeCheckpointFile(path: string, cp: Checkpoint): Promise
   } finally {
     await dir.close();
   }
+  return text;
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { LedgerHead, LedgerStore } from '../ledger.js';
 import { defaultAuditKeyPath, loadAuditKey, type AuditKey } from './audit-key.js';
 import { checkpointFault, signCheckpoint, type Checkpoint } from './checkpoint.js';
-import { checkpointText, readCheckpointFile, readCheckpointText, writeCheckpointFile } from './checkpoint-file.js';
+import { readCheckpointFile, readCheckpointText, writeCheckpointFile } from './checkpoint-file.js';
 
 export interface AuditOptions {
   /** The Ed25519 key (created 0600 on first use). Default `defaultAuditKeyPath()`. */
@@ -148,8 +148,7 @@ export class AuditCheckpoints {
           }
           if (kept !== null && checkpointFault(kept, this.key.keyId) === null && (kept as Checkpoint).pos >= cp.pos) return;
         }
-        await writeCheckpointFile(this.file, cp);
-        this.#wroteText = checkpointText(cp);
+        this.#wroteText = await writeCheckpointFile(this.file, cp);
         this.writeError = null;
       } catch (e) {
         this.writeError = e as Error;
