@@ -101,5 +101,8 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
     execute(ctx) {
       return runSearch(ctx, { engine: () => engineFor(ctx.workspace.root), heads, classes, lists });
     },
+    async dispose() {
+      lists.close(); // the inotify instances of the kept lists
+    },
   });
 }
