@@ -109,8 +109,10 @@ class SqliteGrantStore implements GrantStore {
   readonly #get: Statement<[string], { grant_json: string }>;
   readonly #put: Statement<[string, string, string, number]>;
   readonly #putIfAbsent: Transaction<(grant: Grant) => Grant>;
+  readonly #relaxed: <T>(run: () => T) => T;
 
-  constructor(db: Database) {
+  constructor(db: Database, relaxed: <T>(run: () => T) => T) {
+    this.#relaxed = relaxed;
     this.#get = db.prepare('SELECT grant_json FROM policy_grants WHERE task_id = ?');
     this.#put = db.prepare('INSERT INTO policy_grants (task_id, digest, grant_json, created_at) VALUES (?, ?, ?, ?)');
     this.#putIfAbsent = db.transaction((grant: Grant): Grant => {
@@ -131,7 +133,9 @@ class SqliteGrantStore implements GrantStore {
   }
 
   async putGrantIfAbsent(grant: Grant): Promise<Grant> {
-    return this.#putIfAbsent.immediate(grant);
+    // Always followed by the receipt of the call that needed the grant (authorize, task.spawn
+    // after its intent): that receipt's sync covers it.
+    return this.#relaxed(() => this.#putIfAbsent.immediate(grant));
   }
 }
 
@@ -139,7 +143,7 @@ class SqliteGrantStore implements GrantStore {
 /** `relaxed` writes a transaction whose durability a later sync covers (wal-sync.ts); default: as is. */
 export function sqlitePolicyStores(db: Database, relaxed: <T>(run: () => T) => T = (run) => run()): PolicyStores {
   return {
-    grants: new SqliteGrantStore(db),
+    grants: new SqliteGrantStore(db, relaxed),
     approvals: new SqliteApprovalStore(db),
     budgets: new SqliteBudgetStore(db, relaxed),
     denials: new SqliteDenialStore(db),

@@ -134,8 +134,9 @@ export class SqliteStore implements Store {
     };
     const db = this.db;
     const full = opts.durability !== 'normal';
-    // A budget settle or release is always followed by its call's receipt, whose sync (the
-    // writer's fdatasync of the WAL, after this write) makes it durable too: no fsync of its own.
+    // A budget settle or release, a task's grant or pin is always followed by its call's receipt,
+    // whose sync (the writer's fdatasync of the WAL, after this write) makes it durable too: no
+    // fsync of its own.
     const relaxed = (this.#relaxed = <T>(run: () => T): T => {
       if (!full) return run();
       db.exec('PRAGMA synchronous = NORMAL'); // exec: SQLite applies this pragma when prepared, not when run
@@ -195,7 +196,9 @@ export class SqliteStore implements Store {
 
   // TaskStore
   async pinTask(task: TaskId, manifest: Manifest): Promise<Manifest> {
-    return this.#guard('pin the task', () => this.#pin.immediate(task, manifest));
+    // No fsync of its own (it was two on the event loop for each new task, with the grant): the
+    // call that pinned the task commits its receipt next, whose sync covers this.
+    return this.#guard('pin the task', () => this.#relaxed(() => this.#pin.immediate(task, manifest)));
   }
   async getTask(task: TaskId): Promise<TaskRecord | undefined> {
     const row = this.#guard('read the task', () => this.#task.get(task));
