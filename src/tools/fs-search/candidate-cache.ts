@@ -2,10 +2,12 @@
 // it has changed: git's own untracked cache, done outside the user's index. What decides it:
 // the index; the entries of every directory git's walk reads (a created, deleted or renamed
 // entry moves its directory's mtime); every ignore file (.gitignore files, info/exclude, the
-// global excludes file) and git's config files. Any difference drops the entry. The directories
-// and the .gitignore files in them are watched with inotify where it can be used (tree-watch.ts:
-// one read() a lookup); what lies outside the workspace, and everything where inotify cannot be
-// used, is lstat'ed on every lookup (a few thousand directories: ~10 ms).
+// global excludes file) and git's config files. Any difference drops the entry. All of them are
+// lstat'ed on every lookup (a few thousand directories: ~10 ms) until the directories and the
+// .gitignore files in them are watched with inotify (tree-watch.ts: one read() a lookup), which
+// a kept list sets up after the search that listed it, in slices between other work: adding
+// ~3,000 watches costs ~17 ms, which would otherwise lengthen every search that lists anew.
+// What lies outside the workspace is always lstat'ed.
 //
 // Racy timestamps: a change in the same clock tick as a recorded mtime would not move it. So
 // a list is kept only if every recorded time is older than the start of the listing by
@@ -33,6 +35,8 @@ export interface RawList {
 
 export interface Watched {
   readonly path: string;
+  /** What inotify watches of it: a directory of the tree, a .gitignore in one, or nothing (lstat'ed). */
+  readonly kind: 'dir' | 'ignore' | null;
   readonly dev: number;
   /** inode, size, mtime, ctime (ms); all NaN when the path is missing. */
   readonly ino: number;
@@ -41,11 +45,11 @@ export interface Watched {
   readonly ctime: number;
 }
 
-function watch(path: string): Watched {
+function watch(path: string, kind: Watched['kind'] = null): Watched {
   // Millisecond times suffice: a kept list is at least RACY_MARGIN_MS older than any change.
   const st = lstatSync(path, { throwIfNoEntry: false });
-  if (st === undefined) return { path, dev: Number.NaN, ino: Number.NaN, size: Number.NaN, mtime: Number.NaN, ctime: Number.NaN };
-  return { path, dev: st.dev, ino: st.ino, size: st.size, mtime: st.mtimeMs, ctime: st.ctimeMs };
+  if (st === undefined) return { path, kind: null, dev: Number.NaN, ino: Number.NaN, size: Number.NaN, mtime: Number.NaN, ctime: Number.NaN };
+  return { path, kind, dev: st.dev, ino: st.ino, size: st.size, mtime: st.mtimeMs, ctime: st.ctimeMs };
 }
 
 function unchanged(w: Watched): boolean {
@@ -55,37 +59,16 @@ function unchanged(w: Watched): boolean {
 }
 
 /**
- * Everything whose change could change the list: `recorded` is all of it as lstat'ed now (for
- * the racy check); `checked` is what each lookup lstats again, `tree` the inotify watch of the
- * rest (null: everything is checked).
+ * Everything whose change could change the list, lstat'ed now, in walk order (a directory
+ * before what it holds); the directories of the tree and their .gitignore files have a `kind`.
  */
-export interface WatchSet {
-  readonly recorded: readonly Watched[];
-  readonly checked: readonly Watched[];
-  readonly tree: TreeWatch | null;
-}
-
-/** Everything whose change could change the list, recorded now; the tree watched where it can be. */
-export function watchSet(root: string, rootFd: number, where: GitLocations, ignoredDirs: readonly string[], includeIgnored: boolean, inotify = true): WatchSet {
-  const inTree: Watched[] = [];
+export function watchSet(root: string, rootFd: number, where: GitLocations, ignoredDirs: readonly string[], includeIgnored: boolean): Watched[] {
   const out: Watched[] = [];
   const skip = new Set(includeIgnored ? [] : ignoredDirs.map((d) => d.replace(/\/$/, '')));
-  let tree = inotify && watchableFileSystem(root) ? TreeWatch.open() : null;
-  const local = new Map<number, boolean>();
-  /** Each watch is added before the lstat: a change after the lstat is an event, one before it a recent time. */
-  const record = (abs: string, add: () => boolean): void => {
-    if (tree && !add()) {
-      tree.close();
-      tree = null;
-    }
-    const w = watch(abs);
-    inTree.push(w);
-    if (tree && !Number.isNaN(w.dev) && !local.has(w.dev)) local.set(w.dev, watchableFileSystem(abs));
-  };
   // Directories are entered through their parent's fd without following links: a directory
   // swapped for a link (to the outside, to /) is not walked.
   const walk = (dirfd: number, abs: string, rel: string): void => {
-    record(abs, () => (tree as TreeWatch).addDirectory(dirfd));
+    out.push(watch(abs, 'dir'));
     let entries;
     try {
       entries = readdirSync(`/proc/self/fd/${dirfd}`, { withFileTypes: true });
@@ -94,15 +77,14 @@ export function watchSet(root: string, rootFd: number, where: GitLocations, igno
     }
     for (const e of entries) {
       const childRel = rel ? `${rel}/${e.name}` : e.name;
-      if (e.name === '.gitignore') record(join(abs, e.name), () => (tree as TreeWatch).addIgnoreFile(dirfd, e.name));
+      if (e.name === '.gitignore') out.push(watch(join(abs, e.name), 'ignore'));
       else if (e.isDirectory() && e.name !== '.git' && !skip.has(childRel)) {
         let fd: number;
         try {
           fd = openSync(procPath(dirfd, e.name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
         } catch {
-          // Gone or swapped for a link since it was listed: recorded as it is now (its parent's
-          // watch sees it come back).
-          inTree.push(watch(join(abs, e.name)));
+          // Gone or swapped for a link since it was listed: recorded as it is now.
+          out.push(watch(join(abs, e.name)));
           continue;
         }
         try {
@@ -133,22 +115,25 @@ export function watchSet(root: string, rootFd: number, where: GitLocations, igno
   ];
   if (where.excludesFile) files.push(where.excludesFile);
   for (const f of files) out.push(watch(f));
-  if (tree && [...local.values()].some((ok) => !ok)) {
-    tree.close(); // a mount of a remote file system inside the workspace
-    tree = null;
-  }
-  const recorded = [...inTree, ...out];
-  return { recorded, checked: tree ? out : recorded, tree };
+  return out;
 }
 
 interface Entry {
   readonly raw: RawList;
-  readonly watched: WatchSet;
+  readonly recorded: readonly Watched[];
+  /** What each lookup lstats: everything, until `tree` watches the directories. */
+  checked: readonly Watched[];
+  tree: TreeWatch | null;
+  /** Settles once the watches are set up (true) or given up (false). */
+  armed: Promise<boolean>;
 }
 
-function unchangedSince(w: WatchSet): boolean {
-  return !(w.tree?.changed() ?? false) && w.checked.every(unchanged);
+function unchangedSince(e: Entry): boolean {
+  return !(e.tree?.changed() ?? false) && e.checked.every(unchanged);
 }
+
+/** Slices of watches set up between two turns of the event loop. */
+const ARM_SLICE = 256;
 
 /** Per tool instance: the last list of each workspace (and include_ignored setting). */
 export class CandidateListCache {
@@ -196,17 +181,17 @@ export class CandidateListCache {
     };
     return {
       raw: e.raw,
-      confirm: () => unchangedSince(e.watched) || drop(),
+      confirm: () => unchangedSince(e) || drop(),
       confirmYielding: async () => {
-        if (e.watched.tree?.changed()) return drop();
-        const checked = e.watched.checked;
+        if (e.tree?.changed()) return drop();
+        const checked = e.checked;
         for (let i = 0; i < checked.length; i += CHECK_SLICE) {
           if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
           const end = Math.min(checked.length, i + CHECK_SLICE);
           for (let j = i; j < end; j++) if (!unchanged(checked[j] as Watched)) return drop();
         }
         // A change during the slices above: the last events are read after the last lstat.
-        return !e.watched.tree?.changed() || drop();
+        return !e.tree?.changed() || drop();
       },
     };
   }
@@ -217,30 +202,78 @@ export class CandidateListCache {
   }
 
   /** Keeps `raw` unless something it depends on changed too close to `listedAt` to tell. */
-  store(ws: Workspace, includeIgnored: boolean, raw: RawList, watched: WatchSet, listedAt: number): boolean {
+  store(ws: Workspace, includeIgnored: boolean, raw: RawList, recorded: readonly Watched[], listedAt: number): boolean {
     let m = this.#byWorkspace.get(ws);
     if (!m) this.#byWorkspace.set(ws, (m = new Map()));
     const old = m.get(includeIgnored);
     if (old) this.#release(old);
-    if (watched.recorded.some((w) => Math.max(w.mtime, w.ctime) >= listedAt - RACY_MARGIN_MS)) {
+    if (recorded.some((w) => Math.max(w.mtime, w.ctime) >= listedAt - RACY_MARGIN_MS)) {
       m.delete(includeIgnored);
-      watched.tree?.close();
       return false;
     }
-    m.set(includeIgnored, { raw, watched });
-    if (watched.tree) this.#trees.add(watched.tree);
+    const e: Entry = { raw, recorded, checked: recorded, tree: null, armed: Promise.resolve(false) };
+    m.set(includeIgnored, e);
+    if (this.inotify && watchableFileSystem(ws.root)) e.armed = this.#arm(m, includeIgnored, e);
     return true;
   }
 
-  /** Whether the kept list of `ws` is watched with inotify (for tests and the fallback). */
-  watchedByInotify(ws: Workspace, includeIgnored: boolean): boolean {
-    return this.#byWorkspace.get(ws)?.get(includeIgnored)?.watched.tree != null;
+  /**
+   * Sets up the inotify watches of a kept list, a slice per turn of the event loop, after the
+   * search that listed it. Each watch is added before its path is lstat'ed again and compared
+   * with what was recorded: a change before the watch shows in the comparison (the list is
+   * dropped), one after it is an event. Directories come before what they hold, so a directory
+   * swapped for a link once its parent is watched is an event of the parent. Until every watch
+   * is in place, lookups lstat everything; without inotify, a watch left or a local file system,
+   * they go on doing so.
+   */
+  async #arm(m: Map<boolean, Entry>, key: boolean, e: Entry): Promise<boolean> {
+    await new Promise<void>((resolve) => setImmediate(resolve)); // after the search that listed it
+    const tree = TreeWatch.open();
+    if (!tree) return false;
+    const local = new Map<number, boolean>();
+    const current = (): boolean => m.get(key) === e;
+    let ok = true;
+    let i = 0;
+    for (const w of e.recorded) {
+      if (w.kind === null) continue;
+      if (++i % ARM_SLICE === 0) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (!current()) {
+          ok = false;
+          break;
+        }
+      }
+      if (!local.has(w.dev)) local.set(w.dev, watchableFileSystem(w.path)); // not a remote mount inside
+      if (local.get(w.dev) !== true || !(w.kind === 'dir' ? tree.addDirectory(w.path) : tree.addIgnoreFile(w.path))) {
+        ok = false;
+        break;
+      }
+      if (!unchanged(w)) {
+        if (current()) m.delete(key); // changed since it was listed
+        ok = false;
+        break;
+      }
+    }
+    if (!ok || !current()) {
+      tree.close();
+      return false;
+    }
+    e.tree = tree;
+    e.checked = e.recorded.filter((w) => w.kind === null);
+    this.#trees.add(tree);
+    return true;
+  }
+
+  /** Whether the kept list of `ws` is watched with inotify, once its watches are set up (tests). */
+  async watchedByInotify(ws: Workspace, includeIgnored: boolean): Promise<boolean> {
+    const e = this.#byWorkspace.get(ws)?.get(includeIgnored);
+    return e !== undefined && (await e.armed) && this.#byWorkspace.get(ws)?.get(includeIgnored) === e && e.tree !== null;
   }
 
   #release(e: Entry): void {
-    if (!e.watched.tree) return;
-    e.watched.tree.close();
-    this.#trees.delete(e.watched.tree);
+    if (!e.tree) return;
+    e.tree.close();
+    this.#trees.delete(e.tree);
   }
 
   /** Closes every inotify instance; kept lists are then checked as changed and listed again. */

@@ -146,7 +146,7 @@ async function rawList(ws: Workspace, includeIgnored: boolean, signal: AbortSign
   const listedAt = Date.now();
   const [fromGit, where] = await Promise.all([listFromGit(ws, includeIgnored, signal), lists ? gitLocations(ws.root, signal) : null]);
   if (!fromGit) return { raw: listFromWalk(ws, signal), source: 'walk' };
-  if (lists && where) lists.store(ws, includeIgnored, fromGit, watchSet(ws.root, ws.rootFd, where, fromGit.ignoredDirs, includeIgnored, lists.inotify), listedAt);
+  if (lists && where) lists.store(ws, includeIgnored, fromGit, watchSet(ws.root, ws.rootFd, where, fromGit.ignoredDirs, includeIgnored), listedAt);
   return { raw: fromGit, source: 'git' };
 }
 

@@ -15,7 +15,7 @@ import { listCandidates, PathClassCache } from '../../../src/tools/fs-search/can
 import { CandidateListCache, RACY_MARGIN_MS } from '../../../src/tools/fs-search/candidate-cache.js';
 import { watchableFileSystem } from '../../../src/tools/fs-search/tree-watch.js';
 import { Sandbox } from '../../../src/sandbox/index.js';
-import { BASE_ENV } from '../../sandbox/fixtures.js';
+import { BASE_ENV, waitFor } from '../../sandbox/fixtures.js';
 
 const opts = { include_ignored: false, include_generated: false };
 const signal = new AbortController().signal;
@@ -44,6 +44,8 @@ async function keptList(inotify: boolean): Promise<{ root: string; ws: Workspace
   await settle();
   await paths();
   assert.ok(lists.lookup(ws, false), 'the list of a quiet tree is kept');
+  // The watches are set up after the search that listed it; until then lookups lstat everything.
+  assert.equal(await lists.watchedByInotify(ws, false), inotify);
   return {
     root,
     ws,
@@ -72,7 +74,7 @@ describe('the kept list is watched with inotify here', () => {
     assert.equal(watchableFileSystem(tmpdir()), true, `${tmpdir()} is on a file system inotify watches`);
     const k = await keptList(true);
     try {
-      assert.equal(k.lists.watchedByInotify(k.ws, false), true);
+      assert.equal(await k.lists.watchedByInotify(k.ws, false), true);
       assert.equal(new CandidateListCache({ inotify: false }).inotify, false);
     } finally {
       k.close();
@@ -151,14 +153,34 @@ describe('inotify instances', () => {
         mkdirSync(join(k.root, `d${i}`));
         writeFileSync(join(k.root, `d${i}`, 'f.txt'), 'x\n');
         assert.equal(k.lists.lookup(k.ws, false), null);
-        assert.equal(inotifyFds(), before, 'the dropped list closed its instance');
+        await waitFor(() => inotifyFds() === before, 10_000, 'the dropped list to close its instance (on the thread pool)');
         await settle();
         await k.paths();
+        assert.equal(await k.lists.watchedByInotify(k.ws, false), true);
         assert.equal(inotifyFds(), before + 1, 'only the kept list holds one');
       }
     } finally {
       k.close();
     }
-    assert.equal(inotifyFds(), before);
+    await waitFor(() => inotifyFds() === before, 10_000, 'the cache to close every instance');
+  });
+
+  it('a change while the watches are being set up drops the list: nothing is missed between listing and watching', async () => {
+    const k = await keptList(false);
+    try {
+      // A cache of the same tree whose list is kept, changed before its watches are all in place.
+      const lists = new CandidateListCache();
+      const classes = new PathClassCache();
+      await listCandidates(k.ws, opts, signal, classes, lists);
+      assert.ok(lists.lookup(k.ws, false), 'kept');
+      write(k.root, 'deep/a/b/c/during.txt', 'x\n'); // before the deepest directory's watch
+      assert.equal(await lists.watchedByInotify(k.ws, false), false);
+      assert.equal(lists.lookup(k.ws, false), null);
+      const got = [...(await listCandidates(k.ws, opts, signal, classes, lists)).files];
+      assert.ok(got.includes('deep/a/b/c/during.txt'));
+      lists.close();
+    } finally {
+      k.close();
+    }
   });
 });
