@@ -59,6 +59,7 @@ export {
   type FileSetOptions,
 } from './mutation/index.js';
 export { runChild, runCollect, RecordSplitter, type ChildResult, type ChildOptions } from './process/child.js';
+export { hasPosixSpawn, spawnChild } from './process/spawn-child.js';
 export {
   gitArgs,
   runGit,

@@ -3,6 +3,7 @@
 // always reaped before the promise settles: no process outlives the call that started it.
 import { spawn } from 'node:child_process';
 import { closeSync } from 'node:fs';
+import { spawnChild } from './spawn-child.js';
 
 export interface ChildResult {
   readonly code: number | null;
@@ -72,10 +73,11 @@ export function runChild(command: string, args: readonly string[], opts: ChildOp
   });
 }
 
-/** Runs to completion and returns stdout whole. */
+/** Runs to completion and returns stdout whole; started through posix_spawn where it can be (spawn-child.ts). */
 export async function runCollect(command: string, args: readonly string[], cwd: string, signal: AbortSignal): Promise<ChildResult & { stdout: Buffer }> {
   const chunks: Buffer[] = [];
-  const r = await runChild(command, args, { cwd, signal, onStdout: (c) => void chunks.push(c) });
+  const opts: ChildOptions = { cwd, signal, onStdout: (c) => void chunks.push(c) };
+  const r = await (spawnChild(command, args, opts) ?? runChild(command, args, opts));
   return { ...r, stdout: Buffer.concat(chunks) };
 }
 

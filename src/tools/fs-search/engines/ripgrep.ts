@@ -10,8 +10,7 @@
 import { closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ToolgateError } from '../../../protocol/index.js';
-import { readAt, RecordSplitter, runChild, type ChildOptions, type ChildResult } from '../../../resources/index.js';
-import { hasPosixSpawn, spawnChild } from './spawn-child.js';
+import { hasPosixSpawn, readAt, RecordSplitter, runChild, spawnChild, type ChildOptions, type ChildResult } from '../../../resources/index.js';
 import { BINARY_SNIFF_BYTES, type FileReader } from '../file-access.js';
 import { comparePaths } from '../order.js';
 import { fdsPerRun } from '../fd-budget.js';
