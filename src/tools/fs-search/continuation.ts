@@ -24,7 +24,7 @@ export interface PageStart {
 }
 
 interface TokenPayload {
-  readonly v: 1;
+  readonly v: 2;
   readonly q: string;
   readonly rev: string;
   readonly list: string;
@@ -51,19 +51,26 @@ export function queryDigest(a: FsSearchArgs): string {
   });
 }
 
-/** Size, mtime, ctime and inode (nanoseconds) of each file, in list order. */
-export function statDigest(root: string, files: readonly string[], upTo: number): string {
+/**
+ * Device, inode, size, mtime and ctime of each file, in list order: as this page's engine opened
+ * it when `opened` knows the file (FileReader.openedStamp, from the fstat of that open: a change
+ * made after the search and before the token is issued then makes the token stale, as it
+ * should), else as an lstat now. Both give the same text for an unchanged file.
+ */
+export function statDigest(root: string, files: readonly string[], upTo: number, opened: (path: string) => string | null = () => null): string {
   const h = createHash('sha256');
   for (let i = 0; i < upTo && i < files.length; i++) {
     const path = files[i] as string;
-    let line: string;
-    try {
-      const st = lstatSync(join(root, path), { bigint: true });
-      line = `${path}\0${st.size}\0${st.mtimeNs}\0${st.ctimeNs}\0${st.ino}\n`;
-    } catch {
-      line = `${path}\0missing\n`;
+    let stamp = opened(path);
+    if (stamp === null) {
+      try {
+        const st = lstatSync(join(root, path));
+        stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+      } catch {
+        stamp = 'missing';
+      }
     }
-    h.update(line);
+    h.update(`${path}\0${stamp}\n`);
   }
   return h.digest('hex');
 }
@@ -81,7 +88,7 @@ function isCursor(v: unknown): v is Cursor | null {
 export function openToken(tokens: TokenCodec, token: string, query: string, revision: string): PageStart {
   const p = tokens.verify(TOKEN_KIND, token);
   const bad = (why: string): ToolgateError => new ToolgateError('invalid_continuation', `continuation token rejected: ${why}`, { reason: why });
-  if (p['v'] !== 1 || typeof p['list'] !== 'string' || typeof p['seen'] !== 'string' || typeof p['rev'] !== 'string' || !Number.isInteger(p['before']) || !isCursor(p['cursor'])) {
+  if (p['v'] !== 2 || typeof p['list'] !== 'string' || typeof p['seen'] !== 'string' || typeof p['rev'] !== 'string' || !Number.isInteger(p['before']) || !isCursor(p['cursor'])) {
     throw bad('malformed');
   }
   if (p['q'] !== query) throw bad('issued for another query, mode, options or sort order');
@@ -92,5 +99,5 @@ export function openToken(tokens: TokenCodec, token: string, query: string, revi
 }
 
 export function signToken(tokens: TokenCodec, payload: Omit<TokenPayload, 'v'>): string {
-  return tokens.sign(TOKEN_KIND, { v: 1, ...payload });
+  return tokens.sign(TOKEN_KIND, { v: 2, ...payload });
 }

@@ -209,7 +209,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
         q: query,
         rev: revision,
         list: candidates.listDigest,
-        seen: statDigest(ctx.workspace.root, files, upTo),
+        seen: statDigest(ctx.workspace.root, files, upTo, (path) => reader.openedStamp(path)),
         cursor: page.cursor,
         before: (start?.before ?? 0) + page.results,
       });
