@@ -19,7 +19,7 @@ import { closeSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { constants } from 'node:os';
 import { libcFunction } from '../paths/libc.js';
-import type { ChildOptions, ChildResult } from './child.js';
+import type { ChildOptions, ChildResult } from './child-types.js';
 
 type Num = (...args: unknown[]) => number;
 type Async = Num & { async: (...args: unknown[]) => void };
