@@ -418,8 +418,15 @@ export class Sandbox {
     if (this.#spare || this.#refill || !this.host.cgroups.bases.pids) return;
     this.#refill = true;
     setImmediate(() => {
-      this.#refill = false;
-      if (!this.#spare && !this.#closed) this.#spare = SpareWrapper.start(shell, this.host.cgroups, key, self);
+      if (this.#spare || this.#closed) {
+        this.#refill = false;
+        return;
+      }
+      void SpareWrapper.start(shell, this.host.cgroups, key, self).then((s) => {
+        this.#refill = false;
+        if (s && (this.#spare || this.#closed)) s.dispose(); // closed while it started
+        else if (s) this.#spare = s;
+      });
     });
   }
 

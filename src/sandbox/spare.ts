@@ -21,7 +21,11 @@ import { SandboxCgroups, type CgroupHost } from './cgroups.js';
 import { shellQuote } from './command.js';
 import { fileSizeBlocks, type ResourceLimits } from './limits.js';
 import { sendSignal } from './process-table.js';
+import { spawnPiped, type PipedChild } from './spawn-piped.js';
 import type { WrapperShell } from './wrapper.js';
+
+/** The spare's process: started through posix_spawn where it can be (spawn-piped.ts). */
+export type SpareChild = ChildProcess | PipedChild;
 
 /** fd 3: bubblewrap's info; 4: the spare's script; 5: bubblewrap's options; 6: its block fd. */
 export const SPARE_INFO_FD = 3;
@@ -69,7 +73,7 @@ export interface SpareRun {
   readonly stdin: Buffer | null;
 }
 
-function unrefAll(child: ChildProcess, ref: boolean): void {
+function unrefAll(child: SpareChild, ref: boolean): void {
   if (ref) child.ref();
   else child.unref();
   for (const s of child.stdio) {
@@ -82,13 +86,13 @@ function unrefAll(child: ChildProcess, ref: boolean): void {
 export class SpareWrapper {
   readonly key: SpareKey;
   readonly cgroups: SandboxCgroups;
-  readonly child: ChildProcess;
+  readonly child: SpareChild;
   readonly exited: Promise<Exit>;
   #joined = false;
   #dead = false;
   #used = false;
 
-  private constructor(key: SpareKey, cgroups: SandboxCgroups, child: ChildProcess) {
+  private constructor(key: SpareKey, cgroups: SandboxCgroups, child: SpareChild) {
     this.key = key;
     this.cgroups = cgroups;
     this.child = child;
@@ -101,7 +105,7 @@ export class SpareWrapper {
   }
 
   /** Spawns a spare and moves it into new groups; null when the groups or the spawn fail. */
-  static start(shell: WrapperShell, host: CgroupHost, key: SpareKey, self: { uid: number; gid: number }): SpareWrapper | null {
+  static async start(shell: WrapperShell, host: CgroupHost, key: SpareKey, self: { uid: number; gid: number }): Promise<SpareWrapper | null> {
     let cg: SandboxCgroups;
     try {
       // The spare alone until its run sets the run's cap (capPids).
@@ -113,14 +117,18 @@ export class SpareWrapper {
       cg.remove();
       return null;
     }
-    let child: ChildProcess;
+    let child: SpareChild;
+    const argv = [...shell.args, '-c', SPARE_SCRIPT, 'toolgate-sandbox'];
+    const sameUser = key.uid === self.uid && key.gid === self.gid;
     try {
-      child = spawn(shell.path, [...shell.args, '-c', SPARE_SCRIPT, 'toolgate-sandbox'], {
-        cwd: '/',
-        env: {},
-        ...(key.uid === self.uid && key.gid === self.gid ? {} : { uid: key.uid, gid: key.gid }),
-        stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
-      });
+      child =
+        (sameUser ? await spawnPiped(shell.path, argv, { cwd: '/', env: {}, pipes: 7 }) : null) ??
+        spawn(shell.path, argv, {
+          cwd: '/',
+          env: {},
+          ...(sameUser ? {} : { uid: key.uid, gid: key.gid }),
+          stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+        });
     } catch {
       cg.remove();
       return null;
@@ -152,7 +160,7 @@ export class SpareWrapper {
   }
 
   /** Hands the run to the spare: writes the script and the options. Returns the child, now referenced again. */
-  go(run: SpareRun): ChildProcess {
+  go(run: SpareRun): SpareChild {
     this.#used = true;
     const l = run.limits;
     const lines = [

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { PipedChild } from './spawn-piped.js';
 import type { Readable, Writable } from 'node:stream';
 import { abortKindOf } from '../protocol/index.js';
 import type { ArtifactWriter } from '../registry/index.js';
@@ -51,7 +52,7 @@ export interface SuperviseSpec {
    * bubblewrap only: instead of spawning `file`, start a spare wrapper (spare.ts) that is in the
    * cgroups already; `joinInit` is then null and no block fd is used.
    */
-  readonly spare?: { readonly start: () => ChildProcess; readonly blockFd: number; readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; error: Error | null }> };
+  readonly spare?: { readonly start: () => ChildProcess | PipedChild; readonly blockFd: number; readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; error: Error | null }> };
   /**
    * Called before the command may start, never when the call was cancelled first. Under
    * bubblewrap it runs while bubblewrap sets the sandbox up, and the command is held on the block
@@ -117,7 +118,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
 
   let stopReason: StopReason | null = null;
   let init: { pid: number; start: string } | null = null;
-  let child: ChildProcess | null = null;
+  let child: ChildProcess | PipedChild | null = null;
   let graceTimer: NodeJS.Timeout | undefined;
   let wallTimer: NodeJS.Timeout | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
