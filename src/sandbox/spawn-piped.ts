@@ -1,5 +1,5 @@
 // A child with N socket pairs for its fds 0..N-1, started with libc's posix_spawn (through koffi)
-// instead of child_process.spawn; used for the spare wrapper (spare.ts).
+// instead of child_process.spawn; used for the sandbox's wrapper (spare.ts, supervise.ts).
 //
 // Why: libuv starts a child with fork(), which copies the page tables of the runtime (~330 MB
 // here) and holds the event loop meanwhile: 3.8 ms median, 8 ms p90 for the spare's shell with
@@ -8,7 +8,8 @@
 // posix_spawn uses clone(CLONE_VM | CLONE_VFORK): nothing is copied (the same reason ripgrep and
 // git start this way, src/resources/process/spawn-child.ts).
 //
-// What the child gets is what child_process.spawn with `stdio: Array(N).fill('pipe')` gives it:
+// What the child gets is what child_process.spawn with `stdio: Array(N).fill('pipe')` gives it
+// (fd 0 may be /dev/null, as with 'ignore'):
 // one end of a socket pair at each of its fds 0..N-1 (the other end here, as a net.Socket), every
 // other descriptor closed at exec (all of ours are close-on-exec), every signal at its default
 // disposition and none blocked, the given cwd and environment. Its exit is found with waitpid
@@ -33,6 +34,7 @@ const SIGNATURES = {
   faInit: 'int posix_spawn_file_actions_init(void *actions)',
   faDestroy: 'int posix_spawn_file_actions_destroy(void *actions)',
   faDup2: 'int posix_spawn_file_actions_adddup2(void *actions, int fd, int newfd)',
+  faOpen: 'int posix_spawn_file_actions_addopen(void *actions, int fd, const char *path, int oflag, int mode)',
   faChdir: 'int posix_spawn_file_actions_addchdir_np(void *actions, const char *path)',
   attrInit: 'int posix_spawnattr_init(void *attr)',
   attrDestroy: 'int posix_spawnattr_destroy(void *attr)',
@@ -105,13 +107,13 @@ function onSigchld(): void {
 /** The part of a ChildProcess the spare and its supervisor use. */
 export class PipedChild extends EventEmitter {
   readonly pid: number;
-  readonly stdio: Socket[];
+  readonly stdio: (Socket | null)[];
   exitCode: number | null = null;
   signalCode: NodeJS.Signals | null = null;
   /** Whether it holds the event loop open (as a ChildProcess does until `unref()`). */
   referenced = true;
 
-  constructor(pid: number, stdio: Socket[]) {
+  constructor(pid: number, stdio: (Socket | null)[]) {
     super();
     this.pid = pid;
     this.stdio = stdio;
@@ -130,12 +132,12 @@ export class PipedChild extends EventEmitter {
   /** The sockets hold the event loop open (or not); a child with none open holds nothing. */
   ref(): void {
     this.referenced = true;
-    for (const s of this.stdio) s.ref();
+    for (const s of this.stdio) s?.ref();
     hold();
   }
   unref(): void {
     this.referenced = false;
-    for (const s of this.stdio) s.unref();
+    for (const s of this.stdio) s?.unref();
     hold();
   }
 
@@ -154,18 +156,24 @@ export function hasSpawnPiped(): boolean {
 }
 
 /**
- * Starts `file` (searched in PATH) with `args`, socket pairs at its fds 0..pipes-1, `cwd` and
- * exactly `env`; null when posix_spawn is not reachable here. Rejects when the start fails.
+ * Starts `file` (searched in PATH) with `args`, socket pairs at its fds 0..pipes-1 (fd 0 from
+ * /dev/null instead with `stdinNull`, as `stdio: 'ignore'` gives), `cwd` and exactly `env`;
+ * null when posix_spawn is not reachable here. Rejects when the start fails.
  * posix_spawn runs on libuv's thread pool: it returns once the child has exec'ed, and on a
  * loaded machine the wait for the child to be scheduled held the event loop (2 ms median,
  * 7 ms p90 measured at load 3; 8.9 ms for child_process.spawn then). Listen for `exit` as soon as
  * it resolves: it is told on a later turn of the event loop, but may be before the next await ends.
  */
-export async function spawnPiped(file: string, args: readonly string[], o: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly pipes: number }): Promise<PipedChild | null> {
+export async function spawnPiped(
+  file: string,
+  args: readonly string[],
+  o: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly pipes: number; readonly stdinNull?: boolean },
+): Promise<PipedChild | null> {
   const c = libc();
   if (c === null) return null;
   const ours: number[] = [];
   const theirs: number[] = [];
+  const first = o.stdinNull ? 1 : 0;
   const actions = Buffer.alloc(OPAQUE_BYTES);
   const attr = Buffer.alloc(OPAQUE_BYTES);
   let actionsReady = false;
@@ -174,7 +182,7 @@ export async function spawnPiped(file: string, args: readonly string[], o: { rea
     if (rc !== 0) throw new Error(`${what} failed: ${rc}`);
   };
   try {
-    for (let i = 0; i < o.pipes; i++) {
+    for (let i = first; i < o.pipes; i++) {
       const pair = new Int32Array(2);
       check(c.socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 'socketpair');
       ours.push(pair[0] as number);
@@ -185,8 +193,9 @@ export async function spawnPiped(file: string, args: readonly string[], o: { rea
     if (theirs.some((fd) => fd < o.pipes)) return null;
     check(c.faInit(actions), 'posix_spawn_file_actions_init');
     actionsReady = true;
+    if (o.stdinNull) check(c.faOpen(actions, 0, '/dev/null', 0 /* O_RDONLY */, 0), 'addopen');
     // dup2 onto another number clears close-on-exec on the copy only.
-    for (let i = 0; i < o.pipes; i++) check(c.faDup2(actions, theirs[i], i), 'adddup2');
+    for (let i = first; i < o.pipes; i++) check(c.faDup2(actions, theirs[i - first], i), 'adddup2');
     check(c.faChdir(actions, o.cwd), 'addchdir');
     check(c.attrInit(attr), 'posix_spawnattr_init');
     attrReady = true;
@@ -214,7 +223,7 @@ export async function spawnPiped(file: string, args: readonly string[], o: { rea
     }
     // The child holds its ends now.
     for (const fd of theirs.splice(0)) closeSync(fd);
-    const stdio = ours.splice(0).map((fd) => new Socket({ fd, readable: true, writable: true }));
+    const stdio: (Socket | null)[] = [...(o.stdinNull ? [null] : []), ...ours.splice(0).map((fd) => new Socket({ fd, readable: true, writable: true }))];
     const child = new PipedChild(pid[0] as number, stdio);
     live.set(child.pid, child);
     hold();
