@@ -60,6 +60,7 @@ export {
 } from './mutation/index.js';
 export { runChild, runCollect, RecordSplitter, type ChildResult, type ChildOptions } from './process/child.js';
 export { hasPosixSpawn, spawnChild } from './process/spawn-child.js';
+export { AF_UNIX, check as checkLibc, exitOf, posixSpawn, SOCK_STREAM, spawnLibc, WNOHANG, O_CLOEXEC, O_RDONLY, type SpawnLibc } from './process/posix-spawn.js';
 export {
   gitArgs,
   runGit,

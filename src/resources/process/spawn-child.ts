@@ -17,128 +17,51 @@
 // Without koffi or these functions, the caller falls back to runChild.
 import { closeSync } from 'node:fs';
 import { Socket } from 'node:net';
-import { constants } from 'node:os';
-import { libcFunction } from '../paths/libc.js';
+import { check, exitOf, O_CLOEXEC, O_RDONLY, posixSpawn, spawnLibc, WNOHANG, type SpawnLibc } from './posix-spawn.js';
 import type { ChildOptions, ChildResult } from './child-types.js';
-
-type Num = (...args: unknown[]) => number;
-type Async = Num & { async: (...args: unknown[]) => void };
-
-const SIGNATURES = {
-  pipe2: 'int pipe2(int *fds, int flags)',
-  spawnp: 'int posix_spawnp(int *pid, const char *file, void *actions, void *attr, const char **argv, const char **envp)',
-  faInit: 'int posix_spawn_file_actions_init(void *actions)',
-  faDestroy: 'int posix_spawn_file_actions_destroy(void *actions)',
-  faDup2: 'int posix_spawn_file_actions_adddup2(void *actions, int fd, int newfd)',
-  faOpen: 'int posix_spawn_file_actions_addopen(void *actions, int fd, const char *path, int oflag, int mode)',
-  faChdir: 'int posix_spawn_file_actions_addchdir_np(void *actions, const char *path)',
-  attrInit: 'int posix_spawnattr_init(void *attr)',
-  attrDestroy: 'int posix_spawnattr_destroy(void *attr)',
-  attrFlags: 'int posix_spawnattr_setflags(void *attr, short flags)',
-  attrSigDefault: 'int posix_spawnattr_setsigdefault(void *attr, const void *set)',
-  attrSigMask: 'int posix_spawnattr_setsigmask(void *attr, const void *set)',
-  sigfillset: 'int sigfillset(void *set)',
-  sigemptyset: 'int sigemptyset(void *set)',
-  waitpid: 'int waitpid(int pid, int *status, int options)',
-} as const;
-type Libc = { [K in keyof typeof SIGNATURES]: K extends 'waitpid' | 'spawnp' ? Async : Num };
-
-let bound: Libc | null | undefined;
-function libc(): Libc | null {
-  if (bound !== undefined) return bound;
-  const out: Partial<Record<keyof typeof SIGNATURES, unknown>> = {};
-  for (const [k, sig] of Object.entries(SIGNATURES)) {
-    const fn = libcFunction<Num>(sig);
-    if (fn === null) return (bound = null);
-    out[k as keyof typeof SIGNATURES] = fn;
-  }
-  return (bound = out as Libc);
-}
 
 /** Whether children start through posix_spawn here (for tests and the fallback). */
 export function hasPosixSpawn(): boolean {
-  return process.platform === 'linux' && libc() !== null;
+  return spawnLibc() !== null;
 }
 
-// glibc's <spawn.h> and <fcntl.h> on Linux.
-const POSIX_SPAWN_SETSIGDEF = 0x04;
-const POSIX_SPAWN_SETSIGMASK = 0x08;
-const O_CLOEXEC = 0o2000000;
-const O_RDONLY = 0;
-const WNOHANG = 1;
-/** Larger than glibc's posix_spawn_file_actions_t (80 bytes), posix_spawnattr_t (336) and sigset_t (128). */
-const OPAQUE_BYTES = 1024;
 const STDERR_LIMIT = 64 * 1024;
-const signalNames = new Map<number, NodeJS.Signals>(Object.entries(constants.signals).map(([name, n]) => [n, name as NodeJS.Signals]));
-
-function check(rc: number, what: string): void {
-  if (rc !== 0) throw new Error(`${what} failed: ${rc}`);
-}
 
 /**
  * Starts `command` with `fds` open in it at the same numbers, and both output pipes; returns the
  * pid and our pipe ends. Our copies of `fds` are closed here, whatever happens.
  */
-async function start(c: Libc, command: string, args: readonly string[], opts: ChildOptions): Promise<{ pid: number; out: number; err: number }> {
+async function start(c: SpawnLibc, command: string, args: readonly string[], opts: ChildOptions): Promise<{ pid: number; out: number; err: number }> {
   const fds = opts.fds ?? [];
   const mine: number[] = [];
-  const actions = Buffer.alloc(OPAQUE_BYTES);
-  const attr = Buffer.alloc(OPAQUE_BYTES);
-  let actionsReady = false;
-  let attrReady = false;
-  let out: Int32Array | null = null;
-  let err: Int32Array | null = null;
   try {
-    out = new Int32Array(2);
+    const out = new Int32Array(2);
     check(c.pipe2(out, O_CLOEXEC), 'pipe2');
     mine.push(out[0] as number, out[1] as number);
-    err = new Int32Array(2);
+    const err = new Int32Array(2);
     check(c.pipe2(err, O_CLOEXEC), 'pipe2');
     mine.push(err[0] as number, err[1] as number);
-    check(c.faInit(actions), 'posix_spawn_file_actions_init');
-    actionsReady = true;
-    // Standard streams first: a pipe end inside the target range is then free to be overwritten.
-    check(c.faOpen(actions, 0, '/dev/null', O_RDONLY, 0), 'addopen');
-    check(c.faDup2(actions, out[1], 1), 'adddup2');
-    check(c.faDup2(actions, err[1], 2), 'adddup2');
-    // dup2 onto itself clears close-on-exec (POSIX 2008 TC2, glibc >= 2.29): the child holds the
-    // file at the same number, and no dup2 can overwrite a descriptor another one still needs.
-    for (const fd of fds) check(c.faDup2(actions, fd, fd), 'adddup2');
-    check(c.faChdir(actions, opts.cwd), 'addchdir');
-    check(c.attrInit(attr), 'posix_spawnattr_init');
-    attrReady = true;
-    const all = Buffer.alloc(OPAQUE_BYTES);
-    const none = Buffer.alloc(OPAQUE_BYTES);
-    check(c.sigfillset(all), 'sigfillset');
-    check(c.sigemptyset(none), 'sigemptyset');
-    check(c.attrSigDefault(attr, all), 'setsigdefault');
-    check(c.attrSigMask(attr, none), 'setsigmask');
-    check(c.attrFlags(attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK), 'setflags');
     const env = Object.entries(opts.env ?? process.env)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${k}=${v as string}`);
-    const pid = new Int32Array(1);
-    // On libuv's thread pool: posix_spawn returns once the child has exec'ed, and on a loaded
-    // machine the wait for the child to be scheduled held this thread (up to ~10 ms measured).
-    const rc = await new Promise<number>((resolve, reject) =>
-      c.spawnp.async(pid, command, actions, attr, [command, ...args, null], [...env, null], (e: unknown, n: number) => (e ? reject(e instanceof Error ? e : new Error(String(e))) : resolve(n))),
-    );
-    if (rc !== 0) {
-      const e = new Error(`posix_spawnp ${command}: ${rc}`) as NodeJS.ErrnoException;
-      e.errno = -rc;
-      e.code = Object.entries(constants.errno).find(([, n]) => n === rc)?.[0] ?? `E${rc}`;
-      throw e;
-    }
+    const pid = await posixSpawn(c, command, args, env, (actions) => {
+      // Standard streams first: a pipe end inside the target range is then free to be overwritten.
+      check(c.faOpen(actions, 0, '/dev/null', O_RDONLY, 0), 'addopen');
+      check(c.faDup2(actions, out[1], 1), 'adddup2');
+      check(c.faDup2(actions, err[1], 2), 'adddup2');
+      // dup2 onto itself clears close-on-exec (POSIX 2008 TC2, glibc >= 2.29): the child holds the
+      // file at the same number, and no dup2 can overwrite a descriptor another one still needs.
+      for (const fd of fds) check(c.faDup2(actions, fd, fd), 'adddup2');
+      check(c.faChdir(actions, opts.cwd), 'addchdir');
+    });
     // The child holds its copies (it has exec'ed): ours of the write ends go now.
     closeSync(out[1] as number);
     closeSync(err[1] as number);
     mine.length = 0;
-    return { pid: pid[0] as number, out: out[0] as number, err: err[0] as number };
+    return { pid, out: out[0] as number, err: err[0] as number };
   } finally {
     for (const fd of fds) closeSync(fd);
     for (const fd of mine) closeSync(fd);
-    if (actionsReady) c.faDestroy(actions);
-    if (attrReady) c.attrDestroy(attr);
   }
 }
 
@@ -148,7 +71,7 @@ async function start(c: Libc, command: string, args: readonly string[], opts: Ch
  * when this host lacks posix_spawn through koffi.
  */
 export function spawnChild(command: string, args: readonly string[], opts: ChildOptions): Promise<ChildResult> | null {
-  const c = process.platform === 'linux' ? libc() : null;
+  const c = spawnLibc();
   if (c === null) return null;
   if (opts.signal.aborted) {
     for (const fd of opts.fds ?? []) closeSync(fd);
@@ -158,7 +81,7 @@ export function spawnChild(command: string, args: readonly string[], opts: Child
 }
 
 /** Reads the child's output until it ends or is stopped, then reaps it. */
-function watch(c: Libc, child: { pid: number; out: number; err: number }, opts: ChildOptions): Promise<ChildResult> {
+function watch(c: SpawnLibc, child: { pid: number; out: number; err: number }, opts: ChildOptions): Promise<ChildResult> {
   return new Promise<ChildResult>((resolve, reject) => {
     // Pipes wrapped as libuv streams (read as they come, on the event loop).
     const out = new Socket({ fd: child.out, readable: true, writable: false });
@@ -178,8 +101,7 @@ function watch(c: Libc, child: { pid: number; out: number; err: number }, opts: 
     const settle = (status: number): void => {
       reaped = true;
       opts.signal.removeEventListener('abort', kill);
-      const sig = status & 0x7f;
-      resolve(sig === 0 ? { code: (status >> 8) & 0xff, signal: null, stderr, killed } : { code: null, signal: signalNames.get(sig) ?? null, stderr, killed });
+      resolve({ ...exitOf(status), stderr, killed });
     };
     const reap = (): void => {
       const status = new Int32Array(1);
