@@ -144,6 +144,8 @@ export class CandidateListCache {
   readonly #filtered = new WeakMap<RawList, Map<string, CandidateSet>>();
   /** Every open inotify instance of a kept list, for close(). */
   readonly #trees = new Set<TreeWatch>();
+  /** After close(): no more watches are set up (one being set up then is closed). */
+  #closed = false;
 
   constructor(o: { readonly inotify?: boolean } = {}) {
     this.inotify = o.inotify ?? true;
@@ -213,7 +215,7 @@ export class CandidateListCache {
     }
     const e: Entry = { raw, recorded, checked: recorded, tree: null, armed: Promise.resolve(false) };
     m.set(includeIgnored, e);
-    if (this.inotify && watchableFileSystem(ws.root)) e.armed = this.#arm(m, includeIgnored, e);
+    if (this.inotify && !this.#closed && watchableFileSystem(ws.root)) e.armed = this.#arm(m, includeIgnored, e);
     return true;
   }
 
@@ -231,7 +233,7 @@ export class CandidateListCache {
     const tree = TreeWatch.open();
     if (!tree) return false;
     const local = new Map<number, boolean>();
-    const current = (): boolean => m.get(key) === e;
+    const current = (): boolean => m.get(key) === e && !this.#closed;
     let ok = true;
     let i = 0;
     for (const w of e.recorded) {
@@ -278,6 +280,7 @@ export class CandidateListCache {
 
   /** Closes every inotify instance; kept lists are then checked as changed and listed again. */
   close(): void {
+    this.#closed = true;
     for (const t of this.#trees) t.close();
     this.#trees.clear();
   }

@@ -165,6 +165,20 @@ describe('inotify instances', () => {
     await waitFor(() => inotifyFds() === before, 10_000, 'the cache to close every instance');
   });
 
+  it('a cache closed while its watches are being set up leaves no instance open', async () => {
+    const k = await keptList(false);
+    try {
+      const before = inotifyFds();
+      const lists = new CandidateListCache();
+      await listCandidates(k.ws, opts, signal, new PathClassCache(), lists);
+      lists.close(); // the runtime closes right after a search that listed the tree
+      assert.equal(await lists.watchedByInotify(k.ws, false), false);
+      await waitFor(() => inotifyFds() === before, 10_000, 'the instance being set up to be closed');
+    } finally {
+      k.close();
+    }
+  });
+
   it('a change while the watches are being set up drops the list: nothing is missed between listing and watching', async () => {
     const k = await keptList(false);
     try {
