@@ -144,7 +144,7 @@ export async function spawnPiped(
       // dup2 onto another number clears close-on-exec on the copy only.
       for (let i = first; i < o.pipes; i++) check(c.faDup2(actions, theirs[i - first], i), 'adddup2');
       check(c.faChdir(actions, o.cwd), 'addchdir');
-    });
+    }, { onPool: false });
     // The child holds its ends now.
     for (const fd of theirs.splice(0)) closeSync(fd);
     const stdio: (Socket | null)[] = [...(o.stdinNull ? [null] : []), ...ours.splice(0).map((fd) => new Socket({ fd, readable: true, writable: true }))];

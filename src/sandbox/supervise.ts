@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { spawnPiped, type PipedChild } from './spawn-piped.js';
+import type { PipedChild } from './spawn-piped.js';
 import type { Readable, Writable } from 'node:stream';
 import { abortKindOf } from '../protocol/index.js';
 import type { ArtifactWriter } from '../registry/index.js';
@@ -172,10 +172,9 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
       if (sentError) throw (sentError as { error: unknown }).error;
     };
     try {
-      // A fresh wrapper for bubblewrap, as the runtime's user, starts through posix_spawn
-      // (spawn-piped.ts: Node's spawn forks the whole runtime on the event loop, 4–9 ms).
-      const piped = !spec.spare && spec.mode === 'bwrap' && !spec.user ? await spawnPiped(spec.file, spec.args, { cwd: spec.cwd, env: { ...spec.env }, pipes: 5, stdinNull: !spec.stdin }) : null;
-      child = spec.spare ? spec.spare.start() : piped ?? spawn(spec.file, [...spec.args], {
+      // A fresh wrapper still forks (child_process.spawn): see docs/shell.md, "the spare wrapper",
+      // on the crash race that made the failpoint matrix see a torn effect with posix_spawn here.
+      child = spec.spare ? spec.spare.start() : spawn(spec.file, [...spec.args], {
         cwd: spec.cwd,
         env: { ...spec.env },
         ...(spec.user ? { uid: spec.user.uid, gid: spec.user.gid } : {}),

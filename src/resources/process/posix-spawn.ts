@@ -68,8 +68,18 @@ export function check(rc: number, what: string): void {
  * Starts `file` (searched in PATH) with `args` and exactly `env` ("K=V"), with the file actions
  * `addActions` puts in (dup2, open, chdir); resolves with its pid once it has exec'ed, or rejects
  * with the errno (`code` ENOENT, …). The actions and attributes are destroyed here either way.
+ * `onPool: false` calls posix_spawn on this thread: the child's parent thread is then the event
+ * loop's, as with child_process.spawn. That matters to a child that dies with its parent
+ * (bubblewrap's --die-with-parent is PR_SET_PDEATHSIG, which follows the parent *thread*).
  */
-export async function posixSpawn(c: SpawnLibc, file: string, args: readonly string[], env: readonly string[], addActions: (actions: Buffer) => void): Promise<number> {
+export async function posixSpawn(
+  c: SpawnLibc,
+  file: string,
+  args: readonly string[],
+  env: readonly string[],
+  addActions: (actions: Buffer) => void,
+  o: { readonly onPool?: boolean } = {},
+): Promise<number> {
   const actions = Buffer.alloc(OPAQUE_BYTES);
   const attr = Buffer.alloc(OPAQUE_BYTES);
   let actionsReady = false;
@@ -88,9 +98,12 @@ export async function posixSpawn(c: SpawnLibc, file: string, args: readonly stri
     check(c.attrSigMask(attr, none), 'setsigmask');
     check(c.attrFlags(attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK), 'setflags');
     const pid = new Int32Array(1);
-    const rc = await new Promise<number>((resolve, reject) =>
-      c.spawnp.async(pid, file, actions, attr, [file, ...args, null], [...env, null], (e: unknown, n: number) => (e ? reject(e instanceof Error ? e : new Error(String(e))) : resolve(n))),
-    );
+    const argv = [file, ...args, null];
+    const envp = [...env, null];
+    const rc =
+      o.onPool === false
+        ? c.spawnp(pid, file, actions, attr, argv, envp)
+        : await new Promise<number>((resolve, reject) => c.spawnp.async(pid, file, actions, attr, argv, envp, (e: unknown, n: number) => (e ? reject(e instanceof Error ? e : new Error(String(e))) : resolve(n))));
     if (rc !== 0) {
       const e = new Error(`posix_spawnp ${file}: ${rc}`) as NodeJS.ErrnoException;
       e.errno = -rc;
