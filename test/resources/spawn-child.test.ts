@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hasPosixSpawn, spawnChild } from '../../src/resources/process/spawn-child.js';
 import type { ChildResult } from '../../src/resources/index.js';
+import { alive } from '../support/processes.js';
 
 function run(args: string[], opts: { fds?: number[]; signal?: AbortSignal; stopAt?: string; cwd?: string } = {}): { result: Promise<ChildResult>; out: () => string } {
   let out = '';
@@ -22,15 +23,6 @@ function run(args: string[], opts: { fds?: number[]; signal?: AbortSignal; stopA
   assert.ok(p !== null, 'posix_spawn is available');
   return { result: p, out: () => out };
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('spawnChild (posix_spawn)', { skip: process.platform !== 'linux' ? 'Linux only' : false }, () => {
   it('loads on this Linux host (koffi and glibc)', () => {

@@ -8,6 +8,7 @@ import { Workspace } from '../../../src/resources/index.js';
 import { FileReader } from '../../../src/tools/fs-search/file-access.js';
 import { RipgrepEngine } from '../../../src/tools/fs-search/engines/ripgrep.js';
 import { JavaScriptEngine } from '../../../src/tools/fs-search/engines/javascript.js';
+import { alive } from '../../support/processes.js';
 
 describe('ripgrep engine stopping early', () => {
   let root: string;
@@ -82,15 +83,6 @@ describe('ripgrep engine parts and processes', () => {
       return [];
     }
   };
-  const alive = (pid: number): boolean => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-
   it('runs one process per stripe, all at once, with the same answers as one run, and close() leaves no process', async () => {
     const ws = Workspace.open(root);
     const reader = new FileReader(ws);
