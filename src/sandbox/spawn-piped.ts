@@ -1,5 +1,4 @@
-// A child with N socket pairs for its fds 0..N-1 (fd 0 may be /dev/null, as `stdio: 'ignore'`
-// gives), started with libc's posix_spawn (src/resources/process/posix-spawn.ts, which says why:
+// A child with N socket pairs for its fds 0..N-1, started with libc's posix_spawn (src/resources/process/posix-spawn.ts, which says why:
 // no fork of the runtime on the event loop) instead of child_process.spawn; used for the
 // sandbox's wrappers (spare.ts, supervise.ts). For the spare's shell with seven pipes, Node's
 // spawn took 3.8 ms median, 8 ms p90 in a runtime of ~330 MB that had run shell.exec.
@@ -17,7 +16,7 @@
 import { EventEmitter } from 'node:events';
 import { closeSync } from 'node:fs';
 import { Socket } from 'node:net';
-import { AF_UNIX, checkLibc as check, exitOf, O_CLOEXEC, O_RDONLY, posixSpawn, SOCK_STREAM, spawnLibc, WNOHANG, type SpawnLibc } from '../resources/index.js';
+import { AF_UNIX, checkLibc as check, exitOf, O_CLOEXEC, posixSpawn, SOCK_STREAM, spawnLibc, WNOHANG, type SpawnLibc } from '../resources/index.js';
 
 /** The children started here and not yet reaped, checked at each SIGCHLD. */
 const live = new Map<number, PipedChild>();
@@ -105,9 +104,8 @@ export function hasSpawnPiped(): boolean {
 }
 
 /**
- * Starts `file` (searched in PATH) with `args`, socket pairs at its fds 0..pipes-1 (fd 0 from
- * /dev/null instead with `stdinNull`, as `stdio: 'ignore'` gives), `cwd` and exactly `env`;
- * null when posix_spawn is not reachable here. Rejects when the start fails.
+ * Starts `file` (searched in PATH) with `args`, socket pairs at its fds 0..pipes-1, `cwd` and
+ * exactly `env`; null when posix_spawn is not reachable here. Rejects when the start fails.
  * posix_spawn runs on libuv's thread pool: it returns once the child has exec'ed, and on a
  * loaded machine the wait for the child to be scheduled held the event loop (2 ms median,
  * 7 ms p90 measured at load 3; 8.9 ms for child_process.spawn then). Listen for `exit` as soon as
@@ -116,15 +114,14 @@ export function hasSpawnPiped(): boolean {
 export async function spawnPiped(
   file: string,
   args: readonly string[],
-  o: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly pipes: number; readonly stdinNull?: boolean },
+  o: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly pipes: number },
 ): Promise<PipedChild | null> {
   const c = spawnLibc();
   if (c === null) return null;
   const ours: number[] = [];
   const theirs: number[] = [];
-  const first = o.stdinNull ? 1 : 0;
   try {
-    for (let i = first; i < o.pipes; i++) {
+    for (let i = 0; i < o.pipes; i++) {
       const pair = new Int32Array(2);
       check(c.socketpair(AF_UNIX, SOCK_STREAM | O_CLOEXEC, 0, pair), 'socketpair'); // SOCK_CLOEXEC is O_CLOEXEC
       ours.push(pair[0] as number);
@@ -140,14 +137,13 @@ export async function spawnPiped(
       listening = true;
     }
     const pid = await posixSpawn(c, file, args, env, (actions) => {
-      if (o.stdinNull) check(c.faOpen(actions, 0, '/dev/null', O_RDONLY, 0), 'addopen');
       // dup2 onto another number clears close-on-exec on the copy only.
-      for (let i = first; i < o.pipes; i++) check(c.faDup2(actions, theirs[i - first], i), 'adddup2');
+      for (let i = 0; i < o.pipes; i++) check(c.faDup2(actions, theirs[i], i), 'adddup2');
       check(c.faChdir(actions, o.cwd), 'addchdir');
     }, { onPool: false });
     // The child holds its ends now.
     for (const fd of theirs.splice(0)) closeSync(fd);
-    const stdio: (Socket | null)[] = [...(o.stdinNull ? [null] : []), ...ours.splice(0).map((fd) => new Socket({ fd, readable: true, writable: true }))];
+    const stdio: (Socket | null)[] = ours.splice(0).map((fd) => new Socket({ fd, readable: true, writable: true }));
     const child = new PipedChild(pid, stdio);
     live.set(child.pid, child);
     hold();

@@ -95,10 +95,3 @@ test('a program that does not exist is ENOENT and leaves no descriptor open', { 
   await assert.rejects(spawnPiped('/nonexistent/tg-program', [], { cwd: '/', env: {}, pipes: 7 }), (e: NodeJS.ErrnoException) => e.code === 'ENOENT');
   assert.equal(readdirSync('/proc/self/fd').length, before);
 });
-
-test('with stdinNull, fd 0 is /dev/null (as stdio "ignore" gives) and fds 1.. are the pipes', { skip }, async () => {
-  const child = (await spawnPiped('/bin/sh', ['-c', 'readlink /proc/$$/fd/0; cat; echo end'], { cwd: '/', env: {}, pipes: 5, stdinNull: true })) as PipedChild;
-  assert.equal(child.stdin, null);
-  const r = await collect(child);
-  assert.equal(r.out, '/dev/null\nend\n');
-});
