@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants } from 'node:os';
 
@@ -19,6 +19,44 @@ export function processStat(pid: number): { start: string; state: string } | nul
 export function isGone(pid: number, start: string): boolean {
   const s = processStat(pid);
   return s === null || s.start !== start || s.state === 'Z' || s.state === 'X';
+}
+
+/** Whether this kernel has /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN). */
+let childrenFile: boolean | null = null;
+
+/**
+ * The children of a host process, by host pid: from /proc/PID/task/TID/children (each thread's),
+ * or, on a kernel built without that file, from every process's parent in /proc/N/stat.
+ */
+export function childrenOf(pid: number): number[] {
+  childrenFile ??= existsSync(`/proc/self/task/${process.pid}/children`);
+  const out = new Set<number>();
+  if (childrenFile) {
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      return [];
+    }
+    for (const tid of tasks) {
+      try {
+        for (const c of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ')) if (c.trim() !== '') out.add(Number(c));
+      } catch {
+        // the thread ended while we looked
+      }
+    }
+    return [...out];
+  }
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.add(Number(name));
+    } catch {
+      // gone while we looked
+    }
+  }
+  return [...out];
 }
 
 /** Sends a signal, ignoring a target that is already gone. */

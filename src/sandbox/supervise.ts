@@ -6,7 +6,7 @@ import type { ArtifactWriter } from '../registry/index.js';
 import { processStat, sendSignal, signalName } from './process-table.js';
 import { StreamCapture, type StreamName, type StreamSummary } from './stream-capture.js';
 import type { SandboxCgroups } from './cgroups.js';
-import { settlesWithin, waitUntilEmpty } from './teardown.js';
+import { killWithChildren, settlesWithin, waitUntilEmpty } from './teardown.js';
 import { failpoint } from '../protocol/index.js';
 
 /** Why the command ended. */
@@ -126,16 +126,24 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
   let seq = 0;
   let joinFailed: string | null = null;
 
+  let released = false;
+
   const killHard = (): void => {
     if (init) sendSignal(init.pid, 'SIGKILL');
-    if (child?.pid !== undefined) sendSignal(spec.mode === 'process' ? -child.pid : child.pid, 'SIGKILL');
+    const proc = child;
+    if (proc?.pid !== undefined) {
+      if (spec.mode === 'process') sendSignal(-proc.pid, 'SIGKILL');
+      // An init bubblewrap has not reported may exist already: it goes with the wrapper (teardown.ts).
+      else if (!init) void killWithChildren(proc.pid, () => proc.exitCode === null && proc.signalCode === null);
+      else sendSignal(proc.pid, 'SIGKILL');
+    }
     for (const pid of spec.cgroups?.members() ?? []) sendSignal(pid, 'SIGKILL');
   };
 
   const terminate = (): void => {
     if (spec.mode === 'bwrap') {
-      // Before bubblewrap reports its init there is no command yet to be gentle with.
-      if (!init) return killHard();
+      // Before the release there is no command yet to be gentle with.
+      if (!init || !released) return killHard();
       // --new-session makes the init a session and group leader, and the command is forked
       // into its group: this reaches the command and every descendant that kept the group.
       // The init itself ignores it (a namespace init only gets signals it handles).
@@ -225,7 +233,9 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
       const block = proc.stdio[spec.spare ? spec.spare.blockFd : 4] as Writable | null;
       block?.on('error', () => {}); // bubblewrap already gone
       const go = (): void => {
-        if (stopReason === null && sentError === null) block?.end('x');
+        if (stopReason !== null || sentError !== null) return;
+        released = true;
+        block?.end('x');
       };
       const joined = spec.joinInit
         ? spec.joinInit(pid).catch((e: unknown) => {

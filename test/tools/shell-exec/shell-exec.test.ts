@@ -108,6 +108,7 @@ test('aborting runtime.call gives a cancelled receipt, and no process of the com
     assert.deepEqual(processesWithMarker(marker), []);
     assert.equal(receipt.status, 'cancelled');
     assert.equal(receipt.error?.code, 'cancelled');
+    assert.equal(receipt.error?.data?.['process_left'], false, 'the tool itself answered, not the runtime after the abort grace');
     assert.equal(resultOf(receipt).reason, 'cancelled');
     assert.deepEqual(resultOf(receipt).changed_paths, []);
   } finally {
