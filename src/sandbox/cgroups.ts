@@ -1,4 +1,4 @@
-import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmdirSync, write, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, rmdirSync, write, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -72,6 +72,15 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** How long a sweep waits for the processes it killed to leave their groups, before leaving the groups to the next one. */
+const SWEEP_WAIT_MS = 200;
+
+/**
+ * Removes the groups of runtimes that died (named after their pid), killing what is still in
+ * them first. Only a sandbox nobody supervises is left there: a bubblewrap init that never got
+ * its go (its block fd never reaches end-of-file, block-fd.ts), waiting to be killed. Its
+ * runtime is gone, so its receipt is settled by reconcile; the command never ran.
+ */
 function sweepStale(base: string): void {
   let names: string[] = [];
   try {
@@ -79,14 +88,49 @@ function sweepStale(base: string): void {
   } catch {
     return;
   }
+  const stale: string[] = [];
   for (const name of names) {
-    const m = /^toolgate-(\d+)-/.exec(name);
+    const m = /^toolgate-(\d+)-(?:(\d+)-)?[0-9a-f]+$/.exec(name);
     if (!m || isAlive(Number(m[1]))) continue;
-    try {
-      rmdirSync(join(base, name)); // succeeds only when empty: a live sandbox is never touched
-    } catch {
-      // still holds processes, or already gone
+    const dir = join(base, name);
+    stale.push(dir);
+    // A runtime of another pid namespace is not seen by isAlive: its groups are only removed when empty.
+    if (m[2] !== PID_NS) continue;
+    for (const pid of procsOf(dir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
     }
+  }
+  const until = performance.now() + SWEEP_WAIT_MS;
+  for (const dir of stale) {
+    while (procsOf(dir).length > 0 && performance.now() < until) Atomics.wait(PAUSE, 0, 0, 1);
+    try {
+      rmdirSync(dir); // succeeds only when empty
+    } catch {
+      // still dying (the next sweep removes it), or already gone
+    }
+  }
+}
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/** This process's pid namespace (its inode number), named in its groups: pids are only comparable within one. */
+const PID_NS = ((): string => {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
+  } catch {
+    return '0';
+  }
+})();
+
+function procsOf(dir: string): number[] {
+  try {
+    return readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }
 
@@ -114,7 +158,7 @@ export class SandboxCgroups {
 
   /** `measure: false` joins only the pids group: each extra join costs an RCU grace period. */
   static create(host: CgroupHost, maxPids: number, measure = true, owner: { uid: number; gid: number } | null = null): SandboxCgroups {
-    const name = `toolgate-${process.pid}-${randomBytes(6).toString('hex')}`;
+    const name = `toolgate-${process.pid}-${PID_NS}-${randomBytes(6).toString('hex')}`;
     const dirs: Partial<Record<Controller, string>> = {};
     for (const c of measure ? CONTROLLERS : (['pids'] as const)) {
       const base = host.bases[c];

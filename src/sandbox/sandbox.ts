@@ -12,6 +12,7 @@ import { bwrapArgs, defaultHomes, toolchainsOf, visibilityOf, type NetworkMode, 
 import type { StreamName, StreamSummary } from './stream-capture.js';
 import { supervise, type ExitReason, type OutputChunk } from './supervise.js';
 import { wrapperScript, type WrapperShell } from './wrapper.js';
+import { BlockPipe } from './block-fd.js';
 import { SPARE_BLOCK_FD, SPARE_INFO_FD, SPARE_SCRIPT_MAX, SpareWrapper, type SpareKey } from './spare.js';
 import { installHint, SYSTEM_PACKAGES } from './install-hint.js';
 import { holdAbsentPaths, sweepAbandonedPlaceholders, type PlaceholderLease } from './placeholder.js';
@@ -313,12 +314,15 @@ export class Sandbox {
         ? inForce
         : { ...inForce, processes: { value: limits.processes, enforced_by: user.uid === 0 ? 'none' : 'rlimit', note: 'the pids cgroup could not be created for this run' } };
     let proxy: NetProxy | null = null;
+    let block: BlockPipe | null = null;
     try {
       if (network === 'allowlist' && req.proxy) {
         proxy = await NetProxy.start({ ...req.proxy, ...(req.signal ? { signal: req.signal } : {}), owner: user.uid === self.uid && user.gid === self.gid ? null : user });
       }
       // With a pids cgroup, RLIMIT_NPROC would only add its flaw: it counts the uid's other processes.
-      const script = wrapperScript(shell, limits, h.strayFds, { keepShlvl: 'SHLVL' in env, nproc: !cgroups?.capsPids, lastOwnFd: level === 'bwrap' ? 4 : 2 });
+      // A fresh wrapper's block fd is a pipe it reopens read-write: a dead runtime's is no go (block-fd.ts).
+      block = spare ? spare.block : level === 'bwrap' ? BlockPipe.create() : null;
+      const script = wrapperScript(shell, limits, h.strayFds, { keepShlvl: 'SHLVL' in env, nproc: !cgroups?.capsPids, lastOwnFd: level === 'bwrap' ? 4 : 2, reopenBlockFd: block ? 4 : null });
       // Under bubblewrap the init joins while bubblewrap mounts (see SandboxCgroups.join; joining
       // the wrapper before bubblewrap starts instead measured slower under load: the migration's
       // RCU grace period then precedes the mounts); without it the wrapper joins before it execs
@@ -357,6 +361,7 @@ export class Sandbox {
         onChunk: req.onChunk,
         onSpawn: req.onSpawn,
         joinInit: level === 'bwrap' && cgroups && !spare ? (pid) => cgroups.join(pid) : null,
+        block,
         ...(spare
           ? {
               spare: {
@@ -384,6 +389,7 @@ export class Sandbox {
     } finally {
       // A spare taken but never started (a refused markSent, a cancel first) still waits in them.
       if (spare && !spare.used) spare.dispose();
+      block?.close();
       cgroups?.remove(); // idempotent; on the error path the groups must not stay behind
       lease?.release();
       await proxy?.close();

@@ -17,6 +17,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
+import { BlockPipe } from './block-fd.js';
 import { SandboxCgroups, type CgroupHost } from './cgroups.js';
 import { shellQuote } from './command.js';
 import { fileSizeBlocks, type ResourceLimits } from './limits.js';
@@ -87,20 +88,26 @@ export class SpareWrapper {
   readonly key: SpareKey;
   readonly cgroups: SandboxCgroups;
   readonly child: SpareChild;
+  /** Its block fd (6) as a pipe (block-fd.ts); null: a socket pair, as stdio[6]. */
+  readonly block: BlockPipe | null;
   readonly exited: Promise<Exit>;
   #joined = false;
   #dead = false;
   #used = false;
 
-  private constructor(key: SpareKey, cgroups: SandboxCgroups, child: SpareChild) {
+  private constructor(key: SpareKey, cgroups: SandboxCgroups, child: SpareChild, block: BlockPipe | null) {
     this.key = key;
     this.cgroups = cgroups;
     this.child = child;
+    this.block = block;
     this.exited = new Promise((resolve) => {
       child.once('error', (error) => resolve({ code: null, signal: null, error }));
       child.once('exit', (code, signal) => resolve({ code, signal, error: null }));
     });
-    void this.exited.then(() => (this.#dead = true));
+    void this.exited.then(() => {
+      this.#dead = true;
+      if (!this.#used) block?.close(); // once used, the run's teardown closes it
+    });
     for (const s of child.stdio) (s as Readable | Writable | null)?.on('error', () => {});
   }
 
@@ -120,20 +127,24 @@ export class SpareWrapper {
     let child: SpareChild;
     const argv = [...shell.args, '-c', SPARE_SCRIPT, 'toolgate-sandbox'];
     const sameUser = key.uid === self.uid && key.gid === self.gid;
+    let block: BlockPipe | null = null;
     try {
+      block = BlockPipe.create();
       child =
-        (sameUser ? await spawnPiped(shell.path, argv, { cwd: '/', env: {}, pipes: 7 }) : null) ??
+        (sameUser ? await spawnPiped(shell.path, argv, { cwd: '/', env: {}, pipes: 7, ...(block ? { fds: { [SPARE_BLOCK_FD]: block.read } } : {}) }) : null) ??
         spawn(shell.path, argv, {
           cwd: '/',
           env: {},
           ...(sameUser ? {} : { uid: key.uid, gid: key.gid }),
-          stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+          stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', block?.read ?? 'pipe'],
         });
     } catch {
+      block?.close();
       cg.remove();
       return null;
     }
-    const spare = new SpareWrapper(key, cg, child);
+    block?.closeRead(); // the spare holds its own copy
+    const spare = new SpareWrapper(key, cg, child, block);
     unrefAll(child, false);
     if (child.pid === undefined) {
       spare.dispose();
@@ -172,6 +183,7 @@ export class SpareWrapper {
     ];
     const closable = run.strayFds.filter((fd) => fd > SPARE_BLOCK_FD && (fd <= 9 || run.shell.closesHighFds));
     const redirects = [...closable.map((fd) => `${fd}>&-`), `${SCRIPT_FD}<&-`, ...(run.stdin ? [] : ['0</dev/null'])];
+    if (this.block) lines.push(BlockPipe.reopenLine(SPARE_BLOCK_FD));
     lines.push(`exec ${redirects.join(' ')} ${[run.bwrap, '--args', String(ARGS_FD), '--', ...run.command].map(shellQuote).join(' ')}`);
     const options = [...run.options, '--clearenv', ...Object.entries(run.env).flatMap(([k, v]) => ['--setenv', k, v])];
     if (options.some((o) => o.includes('\0'))) throw new Error('a NUL byte in an argument or the environment');

@@ -114,22 +114,31 @@ export function hasSpawnPiped(): boolean {
 export async function spawnPiped(
   file: string,
   args: readonly string[],
-  o: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly pipes: number },
+  o: {
+    readonly cwd: string;
+    readonly env: Readonly<Record<string, string>>;
+    readonly pipes: number;
+    /** Descriptors of ours the child gets at these numbers (below `pipes`) instead of a socket pair; stdio holds null there. */
+    readonly fds?: Readonly<Record<number, number>>;
+  },
 ): Promise<PipedChild | null> {
   const c = spawnLibc();
   if (c === null) return null;
   const ours: number[] = [];
   const theirs: number[] = [];
   try {
+    const given = o.fds ?? {};
     for (let i = 0; i < o.pipes; i++) {
+      if (given[i] !== undefined) continue;
       const pair = new Int32Array(2);
       check(c.socketpair(AF_UNIX, SOCK_STREAM | O_CLOEXEC, 0, pair), 'socketpair'); // SOCK_CLOEXEC is O_CLOEXEC
-      ours.push(pair[0] as number);
-      theirs.push(pair[1] as number);
+      ours[i] = pair[0] as number;
+      theirs[i] = pair[1] as number;
     }
+    const source = (i: number): number => given[i] ?? (theirs[i] as number);
     // Each dup2 below must not overwrite a child end still to be placed: Node holds fds 0..2 and
     // its own handles, so new ones are numbered above the pipes; otherwise child_process it is.
-    if (theirs.some((fd) => fd < o.pipes)) return null;
+    if (Array.from({ length: o.pipes }, (_, i) => source(i)).some((fd) => fd < o.pipes)) return null;
     const env = Object.entries(o.env).map(([k, v]) => `${k}=${v}`);
     // Listening before the start: a child that exits at once is still reaped.
     if (!listening) {
@@ -138,19 +147,20 @@ export async function spawnPiped(
     }
     const pid = await posixSpawn(c, file, args, env, (actions) => {
       // dup2 onto another number clears close-on-exec on the copy only.
-      for (let i = 0; i < o.pipes; i++) check(c.faDup2(actions, theirs[i], i), 'adddup2');
+      for (let i = 0; i < o.pipes; i++) check(c.faDup2(actions, source(i), i), 'adddup2');
       check(c.faChdir(actions, o.cwd), 'addchdir');
     }, { onPool: false });
-    // The child holds its ends now.
-    for (const fd of theirs.splice(0)) closeSync(fd);
-    const stdio: (Socket | null)[] = ours.splice(0).map((fd) => new Socket({ fd, readable: true, writable: true }));
+    // The child holds its ends now (the given ones stay the caller's).
+    for (const fd of theirs.splice(0)) if (fd !== undefined) closeSync(fd);
+    const stdio: (Socket | null)[] = Array.from({ length: o.pipes }, (_, i) => (ours[i] === undefined ? null : new Socket({ fd: ours[i] as number, readable: true, writable: true })));
+    ours.splice(0);
     const child = new PipedChild(pid, stdio);
     live.set(child.pid, child);
     hold();
     setImmediate(onSigchld); // it may have exited before the listener saw its SIGCHLD
     return child;
   } finally {
-    for (const fd of [...ours, ...theirs]) closeSync(fd);
+    for (const fd of [...ours, ...theirs]) if (fd !== undefined) closeSync(fd);
     if (live.size === 0 && listening) {
       process.removeListener('SIGCHLD', onSigchld);
       listening = false;

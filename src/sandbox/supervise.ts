@@ -5,6 +5,7 @@ import { abortKindOf } from '../protocol/index.js';
 import type { ArtifactWriter } from '../registry/index.js';
 import { processStat, sendSignal, signalName } from './process-table.js';
 import { StreamCapture, type StreamName, type StreamSummary } from './stream-capture.js';
+import type { BlockPipe } from './block-fd.js';
 import type { SandboxCgroups } from './cgroups.js';
 import { killWithChildren, settlesWithin, waitUntilEmpty } from './teardown.js';
 import { failpoint } from '../protocol/index.js';
@@ -48,6 +49,8 @@ export interface SuperviseSpec {
    * cgroups); a rejection ends the run as spawn_failed.
    */
   readonly joinInit: ((pid: number) => Promise<void>) | null;
+  /** bubblewrap with a fresh wrapper: its block fd (4) as a pipe; null: a socket pair. */
+  readonly block?: BlockPipe | null;
   /**
    * bubblewrap only: instead of spawning `file`, start a spare wrapper (spare.ts) that is in the
    * cgroups already; `joinInit` is then null and no block fd is used.
@@ -186,7 +189,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
         cwd: spec.cwd,
         env: { ...spec.env },
         ...(spec.user ? { uid: spec.user.uid, gid: spec.user.gid } : {}),
-        stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(spec.mode === 'bwrap' ? (['pipe', 'pipe'] as const) : (['ignore'] as const))],
+        stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(spec.mode === 'bwrap' ? ['pipe' as const, spec.block?.read ?? ('pipe' as const)] : (['ignore'] as const))],
         // Without bubblewrap the process group is what teardown kills. Under it the namespace is,
         // and a setsid here costs ~4 ms per spawn (measured in bench/exec).
         detached: spec.mode === 'process',
@@ -196,6 +199,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
       await settleSent();
       return finish(null, null, true);
     }
+    spec.block?.closeRead(); // the wrapper holds its own copy now
     const proc = child;
     const exited =
       spec.spare?.exited ??
@@ -230,12 +234,13 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
     // Lets bubblewrap start the command once its init is in the cgroups (a spare's was born
     // there) and the intent is durable.
     const release = (pid: number): void => {
-      const block = proc.stdio[spec.spare ? spec.spare.blockFd : 4] as Writable | null;
+      const block = spec.block ? null : (proc.stdio[spec.spare ? spec.spare.blockFd : 4] as Writable | null);
       block?.on('error', () => {}); // bubblewrap already gone
       const go = (): void => {
         if (stopReason !== null || sentError !== null) return;
         released = true;
-        block?.end('x');
+        if (spec.block) spec.block.release();
+        else block?.end('x');
       };
       const joined = spec.joinInit
         ? spec.joinInit(pid).catch((e: unknown) => {

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { basename } from 'node:path';
+import { BlockPipe } from './block-fd.js';
 import { fileSizeBlocks, type ResourceLimits } from './limits.js';
 
 const O_CLOEXEC = 0o2000000;
@@ -88,7 +89,14 @@ export function wrapperScript(
   shell: WrapperShell,
   limits: ResourceLimits,
   strayFds: readonly number[],
-  o: { keepShlvl: boolean; nproc: boolean; /** Highest fd that is the supervisor's own pipe. */ lastOwnFd: number },
+  o: {
+    keepShlvl: boolean;
+    nproc: boolean;
+    /** Highest fd that is the supervisor's own pipe. */
+    lastOwnFd: number;
+    /** bubblewrap's block fd when it is a pipe, reopened read-write (block-fd.ts). */
+    reopenBlockFd?: number | null;
+  },
 ): string {
   const lines = [
     // bash exports SHLVL on its own; only named variables may reach the command.
@@ -103,6 +111,7 @@ export function wrapperScript(
   ];
   const closable = strayFds.filter((fd) => fd > o.lastOwnFd && (fd <= 9 || shell.closesHighFds));
   if (closable.length > 0) lines.push(`exec ${closable.map((fd) => `${fd}>&-`).join(' ')}`);
+  if (o.reopenBlockFd != null) lines.push(BlockPipe.reopenLine(o.reopenBlockFd));
   lines.push('exec "$@"');
   return lines.join('\n');
 }

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { BlockPipe } from '../../src/sandbox/block-fd.js';
 import { hasSpawnPiped, spawnPiped, type PipedChild } from '../../src/sandbox/spawn-piped.js';
 
 const skip = hasSpawnPiped() ? false : 'posix_spawn is not reachable through koffi here';
@@ -94,4 +95,24 @@ test('a program that does not exist is ENOENT and leaves no descriptor open', { 
   const before = readdirSync('/proc/self/fd').length;
   await assert.rejects(spawnPiped('/nonexistent/tg-program', [], { cwd: '/', env: {}, pipes: 7 }), (e: NodeJS.ErrnoException) => e.code === 'ENOENT');
   assert.equal(readdirSync('/proc/self/fd').length, before);
+});
+
+test('a descriptor given at a number reaches the child there, stays ours, and its stdio slot is null (the spare\'s block pipe)', { skip }, async () => {
+  const pipe = BlockPipe.create();
+  assert.ok(pipe, 'pipe2 is reachable where posix_spawn is');
+  try {
+    // The child reopens its end read-write, as the spare's script does, then reads one byte.
+    const child = (await spawnPiped('/bin/sh', ['-c', `${BlockPipe.reopenLine(3)}; head -c 1 <&3; echo; ls /proc/$$/fd | sort -n | tr "\\n" " "`], { cwd: '/', env: {}, pipes: 4, fds: { 3: pipe.read } })) as PipedChild;
+    assert.equal(child.stdio[3], null);
+    pipe.closeRead();
+    const result = collect(child);
+    pipe.release();
+    const r = await result;
+    assert.equal(r.code, 0);
+    const [byte, fds] = r.out.split('\n');
+    assert.equal(byte, 'x', 'the byte written on our end');
+    assert.deepEqual(fds?.trim().split(' ').filter((f) => Number(f) < 10), ['0', '1', '2', '3']);
+  } finally {
+    pipe.close();
+  }
 });
