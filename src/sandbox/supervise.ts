@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { PipedChild } from './spawn-piped.js';
+import { closeSync, openSync } from 'node:fs';
+import { spawnPiped, type PipedChild } from './spawn-piped.js';
 import type { Readable, Writable } from 'node:stream';
 import { abortKindOf } from '../protocol/index.js';
 import type { ArtifactWriter } from '../registry/index.js';
@@ -89,6 +90,28 @@ const DRAIN_LIMIT_MS = 2_000;
 function stopReasonOf(signal: AbortSignal): StopReason {
   const kind = abortKindOf(signal.reason);
   return kind === 'deadline' || kind === 'timeout' ? 'timeout' : 'cancelled';
+}
+
+/**
+ * A fresh wrapper for bubblewrap through posix_spawn (spawn-piped.ts: no fork of the runtime on
+ * the event loop), with what child_process.spawn gave it: stdin a socket pair or /dev/null,
+ * stdout, stderr and the info fd socket pairs, the block pipe at fd 4 (block-fd.ts). Null where
+ * posix_spawn is not reachable. This waited for the block fd to stop taking a dead runtime's
+ * end-of-file for a go: with posix_spawn's timing the failpoint matrix saw that race leave a
+ * torn shell.exec (docs/shell.md).
+ */
+async function spawnFresh(spec: SuperviseSpec): Promise<PipedChild | null> {
+  const devNull = spec.stdin ? null : openSync('/dev/null', 'r');
+  try {
+    return await spawnPiped(spec.file, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      pipes: 5,
+      fds: { ...(devNull === null ? {} : { 0: devNull }), ...(spec.block ? { 4: spec.block.read } : {}) },
+    });
+  } finally {
+    if (devNull !== null) closeSync(devNull);
+  }
 }
 
 /**
@@ -183,9 +206,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
       if (sentError) throw (sentError as { error: unknown }).error;
     };
     try {
-      // A fresh wrapper still forks (child_process.spawn): see docs/shell.md, "the spare wrapper",
-      // on the crash race that made the failpoint matrix see a torn effect with posix_spawn here.
-      child = spec.spare ? spec.spare.start() : spawn(spec.file, [...spec.args], {
+      child = spec.spare ? spec.spare.start() : ((spec.mode === 'bwrap' && spec.user === null ? await spawnFresh(spec) : null) ?? spawn(spec.file, [...spec.args], {
         cwd: spec.cwd,
         env: { ...spec.env },
         ...(spec.user ? { uid: spec.user.uid, gid: spec.user.gid } : {}),
@@ -193,7 +214,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
         // Without bubblewrap the process group is what teardown kills. Under it the namespace is,
         // and a setsid here costs ~4 ms per spawn (measured in bench/exec).
         detached: spec.mode === 'process',
-      });
+      }));
     } catch (e) {
       notes.push(`spawn failed: ${(e as Error).message}`);
       await settleSent();
