@@ -1,6 +1,6 @@
 // Process supervision for shell.exec: bubblewrap profiles, rlimits, cgroups, output capture,
 // cancellation. docs/shell.md describes the lifecycle and the output protocol.
-export { Sandbox, type SandboxOptions, type RunRequest, type RunResult, type IsolationReport, type IsolationLevel } from './sandbox.js';
+export { Sandbox, HOST_CODE_ENTRIES, type SandboxOptions, type RunRequest, type RunResult, type IsolationReport, type IsolationLevel } from './sandbox.js';
 export { DEFAULT_LIMITS, MAX_LIMITS, withDefaults, type ResourceLimits, type LimitsRequest, type LimitInForce, type LimitsInForce, type Enforcer } from './limits.js';
 export { bwrapArgs, defaultHomes, systemSecrets, type NetworkMode, type SandboxProfile } from './profile.js';
 export { omissionMarker, type StreamSummary, type StreamName } from './stream-capture.js';

@@ -186,6 +186,29 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
     if (child) terminate();
   };
 
+  /**
+   * The wall and idle timers, (re)started at the spawn and again at the release: the wait before
+   * the release (onSpawn, which may also read the work tree's status first; the cgroup join) is
+   * bounded by timeoutMs of its own, and does not eat into the command's.
+   */
+  const startTimers = (): void => {
+    if (stopReason !== null) return;
+    clearTimeout(wallTimer);
+    clearTimeout(idleTimer);
+    lastOutput = performance.now();
+    wallTimer = setTimeout(() => stop('timeout'), spec.timeoutMs);
+    if (spec.idleTimeoutMs === null) return;
+    const idleMs = spec.idleTimeoutMs;
+    const arm = (ms: number): void => {
+      idleTimer = setTimeout(() => {
+        const quiet = performance.now() - lastOutput;
+        if (quiet >= idleMs) stop('idle_timeout');
+        else arm(idleMs - quiet);
+      }, ms);
+    };
+    arm(idleMs);
+  };
+
   const onAbort = (): void => stop(stopReasonOf(spec.signal as AbortSignal));
   if (spec.signal?.aborted) onAbort();
   spec.signal?.addEventListener('abort', onAbort, { once: true });
@@ -260,6 +283,8 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
       const go = (): void => {
         if (stopReason !== null || sentError !== null) return;
         released = true;
+        // The command's own time starts now: what held it (onSpawn, the join) had its own bound.
+        startTimers();
         if (spec.block) spec.block.release();
         else block?.end('x');
       };
@@ -293,18 +318,7 @@ export async function supervise(spec: SuperviseSpec): Promise<Supervised> {
     }
     if (stopReason !== null) terminate();
 
-    wallTimer = setTimeout(() => stop('timeout'), spec.timeoutMs);
-    if (spec.idleTimeoutMs !== null) {
-      const idleMs = spec.idleTimeoutMs;
-      const arm = (ms: number): void => {
-        idleTimer = setTimeout(() => {
-          const quiet = performance.now() - lastOutput;
-          if (quiet >= idleMs) stop('idle_timeout');
-          else arm(idleMs - quiet);
-        }, ms);
-      };
-      arm(idleMs);
-    }
+    startTimers();
 
     const exit = await exited;
     clearTimeout(wallTimer);

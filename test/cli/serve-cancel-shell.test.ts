@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createRuntime } from '../../src/runtime/index.js';
 import { tempDirs } from '../support/fixtures.js';
 import { alive, waitFor } from '../support/processes.js';
-import { describeMarked, newMarker, processesWithMarker } from '../sandbox/fixtures.js';
+import { describeMarked, newMarker, processesWithMarker, sleepersWithMarker } from '../sandbox/fixtures.js';
 
 const BIN = join(import.meta.dirname, '../../dist/src/cli/main.js');
 
@@ -21,7 +21,7 @@ async function cancelSleep(client: Client): Promise<string> {
     { signal: ac.signal },
   );
   call.catch(() => {});
-  assert.ok(await waitFor(() => processesWithMarker(marker).length >= 2, 20_000), 'the command is running');
+  assert.ok(await waitFor(() => sleepersWithMarker(marker).length >= 2, 20_000), 'the command is running');
   ac.abort();
   await assert.rejects(call);
   // The bound covers the abort grace (5 s: SIGTERM, then the cgroup is killed) on a loaded

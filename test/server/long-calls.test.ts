@@ -17,7 +17,7 @@ import { createRuntime, type Runtime } from '../../src/runtime/index.js';
 import { serveMcpHttp, type HttpServing } from '../../src/server/index.js';
 import type { TaskGrant } from '../../src/policy/index.js';
 import { tempDirs } from '../support/fixtures.js';
-import { newMarker, processesWithMarker } from '../sandbox/fixtures.js';
+import { newMarker, processesWithMarker, sleepersWithMarker } from '../sandbox/fixtures.js';
 import { waitFor } from '../support/processes.js';
 
 const BIN = join(import.meta.dirname, '../../dist/src/cli/main.js');
@@ -160,7 +160,7 @@ describe('a keyed call whose session ended', () => {
         { signal: gaveUp.signal },
       )
       .catch(() => 'rejected');
-    assert.ok(await waitFor(() => processesWithMarker(marker).length >= 2, 20_000), 'the command started');
+    assert.ok(await waitFor(() => sleepersWithMarker(marker).length >= 2, 20_000), 'the command started');
     gaveUp.abort();
     assert.equal(await call, 'rejected');
     await transport.terminateSession();
@@ -188,7 +188,7 @@ describe('a keyed call whose client never comes back', () => {
           { signal: gaveUp.signal },
         )
         .catch(() => 'rejected');
-      assert.ok(await waitFor(() => processesWithMarker(marker).length >= 2, 20_000), 'the command started');
+      assert.ok(await waitFor(() => sleepersWithMarker(marker).length >= 2, 20_000), 'the command started');
       gaveUp.abort();
       assert.equal(await call, 'rejected');
       assert.ok(await waitFor(async () => (await s.rt.store.listReceipts({})).some((r) => r.idempotency_key === key), 20_000), 'the call ended with a receipt');
@@ -265,7 +265,7 @@ describe('shell_exec as an MCP task (2025-11-25, SDK 1.32 client)', () => {
       CreateTaskResultSchema,
     );
     const { taskId } = created.task;
-    assert.ok(await waitFor(() => processesWithMarker(marker).length >= 2, 20_000), 'the command started');
+    assert.ok(await waitFor(() => sleepersWithMarker(marker).length >= 2, 20_000), 'the command started');
     const cancelled = await client.experimental.tasks.cancelTask(taskId);
     assert.equal(cancelled.status, 'cancelled');
     // Answered once the call ended: nothing of the command is left by then.

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createRuntime } from '../../src/runtime/index.js';
 import type { TaskId } from '../../src/protocol/index.js';
 import { alive, waitFor } from '../support/processes.js';
-import { describeMarked, newMarker, processesWithMarker } from '../sandbox/fixtures.js';
+import { describeMarked, newMarker, processesWithMarker, sleepersWithMarker } from '../sandbox/fixtures.js';
 import { childSession, gitTree, parentSession, spawnArgs } from './fixtures.js';
 
 test('parent cancel: the child subtree ends, its running call ends with its receipt, 0 processes are left', async () => {
@@ -26,7 +26,7 @@ test('parent cancel: the child subtree ends, its running call ends with its rece
       assert.ok(grand.ok, JSON.stringify(grand));
       const running = c.call('shell.exec', { argv: ['sh', '-c', 'sleep 300 & sleep 300; wait'], env: { set: { TG_MARKER: marker } } });
       running.catch(() => {});
-      assert.ok(await waitFor(() => processesWithMarker(marker).length >= 2, 30_000), 'the command runs');
+      assert.ok(await waitFor(() => sleepersWithMarker(marker).length >= 2, 30_000), 'the command runs');
       const cancelled = await parent.call('task.cancel', { task_id: child });
       assert.ok(cancelled.ok, JSON.stringify(cancelled));
       assert.deepEqual(new Set(cancelled.result['cancelled'] as string[]), new Set([child, (grand.result as { task_id: string }).task_id]));

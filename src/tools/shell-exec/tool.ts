@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { errorBody, ToolgateError, type ArtifactRef, type CallStatus, type Digest, type ErrorBody, type Resource } from '../../protocol/index.js';
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
 import { changedPaths, intentResources, systemResolver, type DestinationGrant, type HostResolver } from '../../resources/index.js';
-import { checkToolchainConfig, defaultHomes, sandboxCache, type RunResult, type ToolchainConfig } from '../../sandbox/index.js';
+import { checkToolchainConfig, defaultHomes, HOST_CODE_ENTRIES, sandboxCache, type RunResult, type ToolchainConfig } from '../../sandbox/index.js';
 import { gitStatus } from './git-status.js';
 import { collectFiles } from './collect.js';
 import { buildEnv, DEFAULT_ENV } from './environment.js';
@@ -62,6 +62,16 @@ function outcomeOf(r: RunResult): { status: CallStatus; error?: ErrorBody } {
     case 'spawn_failed':
       return { status: 'failed', error: errorBody('execution_failed', 'the command could not be started', { reason: r.reason, notes: r.notes }) };
   }
+}
+
+/**
+ * The host-code entries (`.git`, `toolgate.config.json`) are read-only or masked in the sandbox:
+ * the command cannot have changed them. What changes there during a run is another run's
+ * placeholder (an absent entry held by an empty file for a writable run's length), which the
+ * status before this command may have seen and the status after it not.
+ */
+function withoutHostCode(c: { paths: string[]; truncated: boolean }): { paths: string[]; truncated: boolean } {
+  return { ...c, paths: c.paths.filter((p) => !HOST_CODE_ENTRIES.includes(p)) };
 }
 
 /** shell.exec: one command in a bubblewrap sandbox, with limits, timeouts and a bounded, redacted record of its output. */
@@ -153,7 +163,10 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         args.stdin === undefined || args.stdin === 'none' ? null : 'text' in args.stdin ? Buffer.from(args.stdin.text) : ctx.artifacts.get(args.stdin.artifact as Digest);
       const argv = args.argv ?? [args.shell === 'bash' ? 'bash' : 'sh', '-c', args.script ?? ''];
 
-      const before = writable ? await gitStatus(sandbox, ctx.workspace.root, ctx.signal) : null;
+      // The status before the command is read while bubblewrap sets the command's sandbox up: the
+      // command is held on its block fd until the status is read and the intent is durable.
+      const beforeRead = writable ? gitStatus(sandbox, ctx.workspace.root, ctx.signal) : Promise.resolve(null);
+      beforeRead.catch(() => {}); // awaited below; a rejection before onSpawn ran must not go unhandled
       let lastProgress = -PROGRESS_EVERY_MS;
       const run = await sandbox.run({
         argv,
@@ -177,8 +190,12 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
           lastProgress = c.at_ms;
           ctx.progress({ progress: c.seq + 1, message: `${c.stream}: chunk ${c.seq} (${c.bytes} bytes) at ${c.at_ms} ms` });
         },
-        onSpawn: () => ctx.markSent(),
+        onSpawn: async () => {
+          await beforeRead;
+          await ctx.markSent();
+        },
       });
+      const before = await beforeRead;
 
       const spawned = run.reason !== 'spawn_failed' || run.duration_ms > 0;
       let changed: { paths: string[]; truncated: boolean } | null = null;
@@ -191,7 +208,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
         else ctx.signal.addEventListener('abort', onAbort, { once: true });
         try {
           const after = await gitStatus(sandbox, ctx.workspace.root, quick.signal);
-          if (after) changed = changedPaths(ctx.workspace.root, before, after);
+          if (after) changed = withoutHostCode(changedPaths(ctx.workspace.root, before, after));
         } finally {
           clearTimeout(timer);
           ctx.signal.removeEventListener('abort', onAbort);

@@ -10,7 +10,7 @@ import { createRuntime, type Runtime } from '../../../src/runtime/index.js';
 import type { TaskGrant } from '../../../src/policy/index.js';
 import { createShellExec, type ShellExecOptions } from '../../../src/tools/shell-exec/tool.js';
 import type { ShellExecResult } from '../../../src/tools/shell-exec/schema.js';
-import { newMarker, processesWithMarker, waitFor } from '../../sandbox/fixtures.js';
+import { newMarker, processesWithMarker, sleepersWithMarker, waitFor } from '../../sandbox/fixtures.js';
 import { filesUnder } from '../../support/fixtures.js';
 
 // The spine grant matches paths with globs; '.' (the workspace root) is named explicitly.
@@ -102,7 +102,8 @@ test('aborting runtime.call gives a cancelled receipt, and no process of the com
     const marker = newMarker();
     const ac = new AbortController();
     const pending = r.rt.call(call({ shell: 'sh', script: `trap "" TERM; setsid sleep 1000 & sleep 1001; echo ${marker}`, env: { set: { TG_MARKER: marker } } }), { signal: ac.signal });
-    await waitFor(() => processesWithMarker(marker).length >= 2, 10_000, 'the command to start');
+    // Its two sleeps: bubblewrap's own command line names the marker too, before the command runs.
+    await waitFor(() => sleepersWithMarker(marker).length === 2, 10_000, 'the command to start');
     ac.abort();
     const receipt = await pending;
     assert.deepEqual(processesWithMarker(marker), []);
