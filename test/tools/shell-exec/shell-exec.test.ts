@@ -298,3 +298,21 @@ test('a writable workspace still keeps git hooks, git config and toolgate.config
     await r.done();
   }
 });
+
+test('another run\'s placeholder for an absent toolgate.config.json, seen by one status and not the other, is not a changed path', async () => {
+  const r = await rig({ git: true });
+  try {
+    const marker = newMarker();
+    // A holds the placeholder for its run's length; B's status before sees it, B's status after not.
+    const a = r.rt.call(call({ argv: ['sh', '-c', 'sleep 1'], env: { set: { TG_MARKER: marker } } }, { idempotency_key: `a-${marker}` }));
+    await waitFor(() => sleepersWithMarker(marker).length === 1, 20_000, 'run A to start');
+    assert.ok(readdirSync(r.workspace).includes('toolgate.config.json'), 'A holds a placeholder');
+    const b = await r.rt.call(call({ argv: ['sh', '-c', 'sleep 3'] }, { idempotency_key: `b-${marker}` }));
+    assert.equal((await a).status, 'succeeded');
+    assert.equal(b.status, 'succeeded', JSON.stringify(b.error));
+    assert.deepEqual(resultOf(b).changed_paths, []);
+    assert.ok(!readdirSync(r.workspace).includes('toolgate.config.json'), 'the placeholder is gone with A');
+  } finally {
+    await r.done();
+  }
+});
