@@ -218,9 +218,10 @@ test('pty: the command sees a terminal, quoting survives, and without util-linux
 test('the timeout counts from the command\'s release: a slow onSpawn does not eat into it, and is bounded by it too', async () => {
   const s = setup();
   try {
-    // 350 ms held before the release, then a command of 350 ms, with a timeout of 550 ms each.
-    const held = await s.run(['sh', '-c', 'sleep 0.35; echo done'], { timeoutMs: 550, onSpawn: () => new Promise((r) => setTimeout(r, 350)) });
-    assert.equal(held.reason, 'exited', `the command had its 550 ms: ${held.reason}`);
+    // 1 s held before the release, then a command of 1 s, with a timeout of 1.8 s for each part
+    // (the margins are wide: a loaded host may take a while to start bubblewrap and sleep).
+    const held = await s.run(['sh', '-c', 'sleep 1; echo done'], { timeoutMs: 1_800, onSpawn: () => new Promise((r) => setTimeout(r, 1_000)) });
+    assert.equal(held.reason, 'exited', `the command had its 1.8 s: ${held.reason}`);
     assert.equal(held.stdout.preview, 'done\n');
     // A release that comes after the timeout is none: the run ends at the timeout, nothing ran
     // (it returns once onSpawn has settled, as the intent's write must be known first).
