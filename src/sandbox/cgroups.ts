@@ -126,6 +126,7 @@ const PID_NS = ((): string => {
   }
 })();
 
+/** The processes in one group, by host pid; none when it cannot be read (removed). */
 function procsOf(dir: string): number[] {
   try {
     return readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
@@ -245,15 +246,7 @@ export class SandboxCgroups {
   /** Every process in the sandbox (pids, or any controller's group), by host pid. */
   members(): number[] {
     const dir = this.#dirs.pids ?? this.#dirs.cpuacct ?? this.#dirs.memory;
-    if (dir === undefined) return [];
-    try {
-      return readFileSync(join(dir, 'cgroup.procs'), 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map(Number);
-    } catch {
-      return [];
-    }
+    return dir === undefined ? [] : procsOf(dir);
   }
 
   cpuMs(): number | null {

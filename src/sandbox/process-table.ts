@@ -26,12 +26,12 @@ let childrenFile: boolean | null = null;
 
 /**
  * The children of a host process, by host pid: from /proc/PID/task/TID/children (each thread's),
- * or, on a kernel built without that file, from every process's parent in /proc/N/stat.
+ * or, on a kernel built without that file (or with `scan`), from every process's parent.
  */
-export function childrenOf(pid: number): number[] {
+export function childrenOf(pid: number, scan = false): number[] {
   childrenFile ??= existsSync(`/proc/self/task/${process.pid}/children`);
   const out = new Set<number>();
-  if (childrenFile) {
+  if (childrenFile && !scan) {
     let tasks: string[] = [];
     try {
       tasks = readdirSync(`/proc/${pid}/task`);
@@ -47,16 +47,18 @@ export function childrenOf(pid: number): number[] {
     }
     return [...out];
   }
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.add(Number(name));
-    } catch {
-      // gone while we looked
-    }
-  }
+  for (const name of readdirSync('/proc')) if (/^\d+$/.test(name) && parentOf(Number(name)) === pid) out.add(Number(name));
   return [...out];
+}
+
+/** The parent of a host process (from /proc/PID/stat), or null when it is gone. */
+export function parentOf(pid: number): number | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
 }
 
 /** Sends a signal, ignoring a target that is already gone. */

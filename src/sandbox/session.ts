@@ -3,7 +3,7 @@
 // then fed to it one at a time (session-command.ts). Ending it kills the pid namespace's init,
 // which ends every process of the session, setsid or not, and waits until the cgroup is empty.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -11,7 +11,7 @@ import { ToolgateError } from '../protocol/index.js';
 import { SandboxCgroups } from './cgroups.js';
 import { withDefaults, type LimitsInForce, type LimitsRequest } from './limits.js';
 import { holdAbsentPaths, type PlaceholderLease } from './placeholder.js';
-import { processStat, sendSignal, sweepDeadOwners } from './process-table.js';
+import { parentOf, processStat, sendSignal, sweepDeadOwners } from './process-table.js';
 import { bwrapArgs, defaultHomes, toolchainsOf, type SandboxProfile } from './profile.js';
 import { HOST_CODE_ENTRIES, type IsolationReport, type Sandbox } from './sandbox.js';
 import { SessionCommand, type CommandSpec } from './session-command.js';
@@ -343,11 +343,3 @@ function fdOf(child: ChildProcess, fd: number): Readable | Writable | null {
   return (child.stdio as readonly (Readable | Writable | null | undefined)[])[fd] ?? null;
 }
 
-function parentOf(pid: number): number | null {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return null;
-  }
-}

@@ -1,6 +1,7 @@
-// A child with N socket pairs for its fds 0..N-1, started with libc's posix_spawn (src/resources/process/posix-spawn.ts, which says why:
-// no fork of the runtime on the event loop) instead of child_process.spawn; used for the
-// sandbox's wrappers (spare.ts, supervise.ts). For the spare's shell with seven pipes, Node's
+// A child with N socket pairs for its fds 0..N-1 (or descriptors the caller gives at some of
+// those numbers: a block pipe, /dev/null), started with libc's posix_spawn
+// (src/resources/process/posix-spawn.ts, which says why: no fork of the runtime on the event
+// loop) instead of child_process.spawn; used for the sandbox's wrappers (spare.ts, supervise.ts). For the spare's shell with seven pipes, Node's
 // spawn took 3.8 ms median, 8 ms p90 in a runtime of ~330 MB that had run shell.exec.
 //
 // What the child gets is what child_process.spawn with `stdio: Array(N).fill('pipe')` gives it:
@@ -104,11 +105,11 @@ export function hasSpawnPiped(): boolean {
 }
 
 /**
- * Starts `file` (searched in PATH) with `args`, socket pairs at its fds 0..pipes-1, `cwd` and
- * exactly `env`; null when posix_spawn is not reachable here. Rejects when the start fails.
- * posix_spawn runs on libuv's thread pool: it returns once the child has exec'ed, and on a
- * loaded machine the wait for the child to be scheduled held the event loop (2 ms median,
- * 7 ms p90 measured at load 3; 8.9 ms for child_process.spawn then). Listen for `exit` as soon as
+ * Starts `file` (searched in PATH) with `args`, socket pairs at its fds 0..pipes-1 (or the given
+ * `fds`), `cwd` and exactly `env`; null when posix_spawn is not reachable here. Rejects when the
+ * start fails. posix_spawn runs on the event loop's thread (bubblewrap's --die-with-parent
+ * follows the parent thread) and returns once the child has exec'ed: 2 ms median, 7 ms p90
+ * measured at load 3, against 8.9 ms for child_process.spawn then. Listen for `exit` as soon as
  * it resolves: it is told on a later turn of the event loop, but may be before the next await ends.
  */
 export async function spawnPiped(

@@ -50,11 +50,14 @@ export interface SuperviseSpec {
    * cgroups); a rejection ends the run as spawn_failed.
    */
   readonly joinInit: ((pid: number) => Promise<void>) | null;
-  /** bubblewrap with a fresh wrapper: its block fd (4) as a pipe; null: a socket pair. */
+  /**
+   * bubblewrap's block fd as a pipe (block-fd.ts), written at the release: a fresh wrapper gets its
+   * read end at fd 4, a spare has had its own at fd 6 since it started. Null: a socket pair (no koffi).
+   */
   readonly block?: BlockPipe | null;
   /**
    * bubblewrap only: instead of spawning `file`, start a spare wrapper (spare.ts) that is in the
-   * cgroups already; `joinInit` is then null and no block fd is used.
+   * cgroups already; `joinInit` is then null, and its block fd is `blockFd`.
    */
   readonly spare?: { readonly start: () => ChildProcess | PipedChild; readonly blockFd: number; readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; error: Error | null }> };
   /**

@@ -117,3 +117,18 @@ test("a cancel between bubblewrap's clone and its report returns at once and lea
     ws.remove();
   }
 });
+
+test('childrenOf: the children file and the scan of every parent agree', async () => {
+  const kids = [0, 1, 2].map(() => spawn('sleep', ['30'], { stdio: 'ignore' }));
+  try {
+    const pids = kids.map((k) => k.pid as number).sort((a, b) => a - b);
+    const listed = childrenOf(process.pid).filter((p) => pids.includes(p)).sort((a, b) => a - b);
+    const scanned = childrenOf(process.pid, true).filter((p) => pids.includes(p)).sort((a, b) => a - b);
+    assert.deepEqual(listed, pids);
+    assert.deepEqual(scanned, pids);
+    assert.deepEqual(childrenOf(pids[0] as number), []);
+    assert.deepEqual(childrenOf(pids[0] as number, true), []);
+  } finally {
+    for (const k of kids) k.kill('SIGKILL');
+  }
+});
