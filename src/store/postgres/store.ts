@@ -49,6 +49,8 @@ export class PostgresStore implements Store {
   readonly #effects: PgEffectTable;
   readonly #receipts: PgReceiptTable;
   readonly #batcher: ReceiptBatcher;
+  /** Registry revisions known to be stored (rows never change or go: tasks reference them). */
+  readonly #storedRevisions = new Set<string>();
 
   readonly ledger: LedgerStore;
 
@@ -99,9 +101,16 @@ export class PostgresStore implements Store {
         if (!stored) throw new Error(`task ${task} is pinned to an unknown registry revision ${pinned}`);
         return JSON.parse(stored.manifest) as Manifest;
       }
-      await tx.query('INSERT INTO registry_revisions (revision, manifest, created_at) VALUES ($1, $2, $3) ON CONFLICT (revision) DO NOTHING', [manifest.revision, JSON.stringify(manifest), now]);
+      // A revision's row never changes once stored (it is named by the manifest's digest): one
+      // this store has seen committed is not sent again (70 KB a new task).
+      if (!this.#storedRevisions.has(manifest.revision)) {
+        await tx.query('INSERT INTO registry_revisions (revision, manifest, created_at) VALUES ($1, $2, $3) ON CONFLICT (revision) DO NOTHING', [manifest.revision, JSON.stringify(manifest), now]);
+      }
       await tx.query('UPDATE tasks SET registry_revision = $1 WHERE task_id = $2', [manifest.revision, task]);
       return manifest;
+    }).then((m) => {
+      this.#storedRevisions.add(m.revision);
+      return m;
     });
   }
   async getTask(task: TaskId): Promise<TaskRecord | undefined> {

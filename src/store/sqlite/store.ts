@@ -151,6 +151,10 @@ export class SqliteStore implements Store {
     this.#manifest = this.db.prepare(`SELECT manifest FROM registry_revisions WHERE revision = ?`);
     this.#revision = this.db.prepare(`SELECT revision FROM workspace_revision WHERE id = 1`);
     const saveManifest = this.db.prepare(`INSERT INTO registry_revisions (revision, manifest, created_at) VALUES (?, ?, ?) ON CONFLICT(revision) DO NOTHING`);
+    // A revision is named by its manifest's digest and its row is never changed: one already
+    // stored is not serialized again (a 70 KB JSON.stringify and insert, about half of a new
+    // task's first call).
+    const hasManifest = this.db.prepare<[string], { one: number }>(`SELECT 1 AS one FROM registry_revisions WHERE revision = ?`);
     const insertTask = this.db.prepare(`INSERT INTO tasks (task_id, registry_revision, created_at) VALUES (?, ?, ?) ON CONFLICT(task_id) DO NOTHING`);
     const setPin = this.db.prepare(`UPDATE tasks SET registry_revision = ? WHERE task_id = ? AND registry_revision IS NULL`);
     this.#pin = this.db.transaction((task: TaskId, manifest: Manifest): Manifest => {
@@ -161,7 +165,7 @@ export class SqliteStore implements Store {
         if (!stored) throw new Error(`task ${task} is pinned to an unknown registry revision ${existing.registry_revision}`);
         return JSON.parse(stored.manifest) as Manifest;
       }
-      saveManifest.run(manifest.revision, JSON.stringify(manifest), now);
+      if (hasManifest.get(manifest.revision) === undefined) saveManifest.run(manifest.revision, JSON.stringify(manifest), now);
       insertTask.run(task, manifest.revision, now);
       setPin.run(manifest.revision, task);
       return manifest;
