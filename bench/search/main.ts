@@ -19,7 +19,7 @@ const SOURCES: [string, string][] = [
   ['/usr/lib/node_modules', 'global-npm'],
   ['/usr/share/perl5', 'perl5'],
 ];
-const RUNS = 9;
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 9);
 
 function countFiles(dir: string): number {
   let n = 0;
@@ -108,6 +108,9 @@ async function main(): Promise<void> {
     { name: 'regex, full count', ours: { mode: 'regex', query: 'function\\s+\\w+\\(', output: 'count_only', ...full }, rg: "rg -c 'function\\s+\\w+\\('", git: "git grep -c -E 'function\\s+\\w+\\('" },
     { name: 'filename glob', ours: { mode: 'filename', query: '*parse*', output: 'paths_only', ...full }, rg: "rg --files -g '*parse*'", git: "git ls-files '*parse*'" },
   ];
+  // BENCH_CASES=first,count,... keeps the cases whose name starts with one of these (default: all).
+  const only = (process.env['BENCH_CASES'] ?? '').split(',').filter(Boolean);
+  const chosen = only.length === 0 ? cases : cases.filter((c) => only.some((o) => c.name.startsWith(o)));
   console.log(`corpus: ${files} files in ${WORK}; median of ${RUNS} warm runs; ripgrep: ${execFileSync('rg', ['--version']).toString().split('\n')[0]}`);
   console.log(['case', 'fs.search ms', 'rg ms', 'git grep ms', 'ratio vs rg', 'ratio vs git grep', 'results'].join(' | '));
   console.log('(ratios: median over runs of fs.search / reference, each run measured back to back)');
@@ -115,7 +118,7 @@ async function main(): Promise<void> {
   const listing = (): Promise<number> =>
     timeShell('git ls-files -z --stage >/dev/null & git ls-files -z --others --exclude-standard >/dev/null & git ls-files -z --others --ignored --exclude-standard --directory >/dev/null & wait');
   try {
-    for (const c of cases) {
+    for (const c of chosen) {
       let summary = '';
       const { medians, ratios } = await measureTrio([
         async () => {
@@ -130,6 +133,7 @@ async function main(): Promise<void> {
       const [vsRg, vsGit] = ratios.map(median) as [number, number];
       console.log([c.name, ours.toFixed(1), rg.toFixed(1), gg.toFixed(1), vsRg.toFixed(2), vsGit.toFixed(2), summary].join(' | '));
     }
+    if (only.length > 0) return;
     const floor = await measureTrio([listing, () => timeShell("rg -n --column -F function | head -n 200"), () => timeShell('git grep -c -F function')]);
     const [l, r, g] = floor.medians as [number, number, number];
     const [lr, lg] = floor.ratios.map(median) as [number, number];
