@@ -1,11 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { envelope, testRuntime } from '../support/fixtures.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { CORE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { sqliteStore } from '../../src/store/index.js';
+import { sealLink } from '../../src/store/chain-check.js';
+import type { Digest, TaskId } from '../../src/protocol/index.js';
+import { bodyOf } from './conformance/fixtures.js';
 
 test('a receipt cannot be updated or deleted: the database refuses', async () => {
   const { rt, workspace, state, done } = await testRuntime();
@@ -86,4 +91,36 @@ test('migrations are versioned and re-opening a store applies nothing twice', as
   assert.equal(b.db.pragma('journal_mode', { simple: true }), 'wal');
   await b.close();
   return done();
+});
+
+test('a body is serialized on the event loop and linked by the writer: what it stores is what sealLink stores, a NaN is kept in its JSON form, a lone surrogate fails alone', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tg-prepared-'));
+  const store = await sqliteStore()({ stateDir: dir });
+  try {
+    const task = 'task_prepared' as TaskId;
+    const bodies = [bodyOf(task), bodyOf(task, { result: { text: 'é \u2028 "q" \\ 😀', n: -0, big: 1e21, nested: [{ z: 1, a: null }] }, evidence: { revision: 3 } }), bodyOf(task, { status: 'failed', error: { code: 'execution_failed', message: 'x', retryable: false, data: {} } as never })];
+    let prev: Digest | null = null;
+    for (const body of bodies) {
+      const r = await store.commit({ body });
+      const { row } = sealLink(body, prev);
+      const db = new Database(join(dir, 'toolgate.db'), { readonly: true });
+      try {
+        const stored = db.prepare<[string], { body: string; digest: string; receipt_id: string; prev_digest: string | null }>('SELECT body, digest, receipt_id, prev_digest FROM receipts WHERE receipt_id = ?').get(r.receipt_id);
+        assert.deepEqual(stored, { body: row.body, digest: row.digest, receipt_id: row.receipt_id, prev_digest: prev });
+      } finally {
+        db.close();
+      }
+      prev = r.digest;
+    }
+    // JSON writes NaN as null: such a body is stored (and digested) in its JSON form, as before.
+    const nan = await store.commit({ body: bodyOf(task, { result: { ratio: Number.NaN } }) });
+    assert.equal(((await store.getReceipt(nan.receipt_id))?.result as { ratio: unknown }).ratio, null);
+    await assert.rejects(store.commit({ body: bodyOf(task, { result: { text: 'a\uD800' } }) }), /Lone surrogate/);
+    const after = await store.commit({ body: bodyOf(task) });
+    assert.equal(after.prev_receipt_digest, nan.digest, 'the refused body took no place in the chain');
+    assert.deepEqual(await store.verifyChain(task), { ok: true, tasks: 1, receipts: 5, broken: [] });
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
