@@ -75,30 +75,6 @@ function write(v: unknown, seen: Set<object>): string | undefined {
   }
 }
 
-/**
- * The canonical JSON of a plain object split where member `key` (which it lacks) goes:
- * `head + JSON.stringify(key) + ':' + canonicalJson(v) + tail` is `canonicalJson({ ...obj, [key]: v })`
- * for any `v` with a canonical form. The receipt writer fills in a receipt's link to its task's
- * previous receipt, known only inside its transaction, without serializing the body again.
- */
-export function canonicalAround(obj: Readonly<Record<string, unknown>>, key: string): { readonly head: string; readonly tail: string } {
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj) || typeof (obj as { toJSON?: unknown }).toJSON === 'function') throw new TypeError('canonicalAround takes a plain object');
-  if (obj[key] !== undefined) throw new TypeError(`the object already has ${key}`);
-  const seen = new Set<object>([obj]);
-  let head = '{';
-  let tail = '';
-  for (const k of Object.keys(obj).sort()) {
-    if (k === key) continue;
-    const x = write(obj[k], seen);
-    if (x === undefined) continue;
-    if (!wellFormed(k)) throw new TypeError('Lone surrogate is not allowed');
-    const member = JSON.stringify(k) + ':' + x;
-    if (k < key) head += member + ',';
-    else tail += ',' + member;
-  }
-  return { head, tail: tail + '}' };
-}
-
 export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }

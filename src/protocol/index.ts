@@ -1,7 +1,7 @@
 export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes.js';
 export { ToolgateError, errorBody, type ErrorBody } from './error.js';
 export type { ErrorData, ErrorDataByCode, ErrorDataOf } from './error-data.js';
-export { canonicalAround, canonicalJson, digestOf, sha256Hex, hmacSha256, constantTimeEqual, type Digest } from './canonical.js';
+export { canonicalJson, digestOf, sha256Hex, hmacSha256, constantTimeEqual, type Digest } from './canonical.js';
 export { newTaskId, newAttemptId, ID_PATTERN, type TaskId, type AttemptId, type ReceiptId, type LogicalEffectId } from './ids.js';
 export { jsonPointer, escapePointerToken, unescapePointerToken, pointerTokens } from './pointer.js';
 export {

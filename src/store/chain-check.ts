@@ -1,7 +1,7 @@
 // The receipt chain check every backend runs (`audit verify`): the same recomputation over the
 // same stored columns, so a chain verifies, or breaks at the same receipt for the same reason,
 // whichever database holds it. Backends only read rows; this decides.
-import { bodyOf, canonicalAround, receiptDigest, receiptIdOf, sealCanonical, sha256Hex, unsealCanonical, type Digest, type Receipt, type ReceiptBody, type ReceiptId } from '../protocol/index.js';
+import { bodyOf, receiptDigest, receiptIdOf, sealCanonical, unsealCanonical, type Digest, type Receipt, type ReceiptBody } from '../protocol/index.js';
 import type { ChainReport } from './types.js';
 
 /** A stored receipt as every backend keeps it: the sealed canonical body and the columns that index it. */
@@ -98,50 +98,5 @@ export function sealLink(body: Omit<ReceiptBody, 'prev_receipt_digest'>, prev: D
       prev_digest: prev,
       body: text,
     },
-  };
-}
-
-/**
- * A body serialized ahead of its link (on the event loop, where the call ended): its canonical
- * JSON around the slot of `prev_receipt_digest`, and the columns that index it. The receipt
- * writer, which learns the task's head only inside its transaction, fills the slot and hashes
- * (sealPrepared): the one serialization sealLink makes, without the writer parsing and
- * serializing the body again (about a third of its work a receipt; the writer is what limits
- * calls in flight, docs/protocol.md#durability).
- */
-export interface PreparedLink {
-  readonly head: string;
-  readonly tail: string;
-  readonly task_id: string;
-  readonly logical_effect_id: string | null;
-  readonly idempotency_key: string | null;
-  readonly tool: string;
-  readonly status: string;
-  readonly created_at: string;
-}
-
-export function prepareLink(body: Omit<ReceiptBody, 'prev_receipt_digest'>): PreparedLink {
-  const { head, tail } = canonicalAround(body as unknown as Record<string, unknown>, 'prev_receipt_digest');
-  return {
-    head,
-    tail,
-    task_id: body.task_id,
-    logical_effect_id: body.logical_effect_id,
-    idempotency_key: body.idempotency_key,
-    tool: body.tool,
-    status: body.status,
-    created_at: body.finished_at,
-  };
-}
-
-/** sealLink for a prepared body: the same text, digest, id and row. */
-export function sealPrepared(p: PreparedLink, prev: Digest | null): { readonly receipt_id: ReceiptId; readonly digest: Digest; readonly row: Omit<StoredReceiptRow, 'seq'> } {
-  const body = `${p.head}"prev_receipt_digest":${prev === null ? 'null' : JSON.stringify(prev)}${p.tail}`;
-  const digest = `sha256:${sha256Hex(body)}` as Digest;
-  const receipt_id = receiptIdOf(digest);
-  return {
-    receipt_id,
-    digest,
-    row: { receipt_id, task_id: p.task_id, logical_effect_id: p.logical_effect_id, idempotency_key: p.idempotency_key, tool: p.tool, status: p.status, created_at: p.created_at, digest, prev_digest: prev, body },
   };
 }

@@ -93,7 +93,7 @@ test('migrations are versioned and re-opening a store applies nothing twice', as
   return done();
 });
 
-test('a body is serialized on the event loop and linked by the writer: what it stores is what sealLink stores, a NaN is kept in its JSON form, a lone surrogate fails alone', async () => {
+test('the receipt writer stores what sealLink makes of a body; a NaN is kept in its JSON form; a lone surrogate fails alone and takes no place in the chain', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tg-prepared-'));
   const store = await sqliteStore()({ stateDir: dir });
   try {

@@ -1,14 +1,8 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 import type { Digest } from '../../protocol/index.js';
-import { sealPrepared, type PreparedLink } from '../chain-check.js';
+import { sealLink } from '../chain-check.js';
 import { ledgerStep } from '../ledger.js';
 import type { CommitRequest } from '../types.js';
-
-/** What the writer is sent of a commit: the body serialized ahead (prepareLink) and the effect's final state. */
-export interface LinkRequest {
-  readonly link: PreparedLink;
-  readonly effect?: CommitRequest['effect'];
-}
 
 /** What a commit adds to the body it was given: the store's part of the receipt. */
 export interface Sealed {
@@ -24,8 +18,7 @@ export type Appended = { readonly ok: true; readonly sealed: Sealed } | { readon
 
 /**
  * Appends receipts to their tasks' hash chains: reads the task's head, seals the body (its one
- * canonical serialization, made ahead with a slot for the link, is hashed and stored as is),
- * inserts it with its ledger position,
+ * canonical serialization is hashed and stored as is), inserts it with its ledger position,
  * moves the task's head and the ledger's and sets the
  * held effect record's final state, all in one IMMEDIATE transaction per batch. A batch that
  * fails is retried one by one, so one bad request fails alone.
@@ -37,8 +30,8 @@ export class ReceiptChain {
   readonly #moveLedger: Statement<[number, string]>;
   readonly #advance: Statement<[string, string, string]>;
   readonly #effect: Statement<[string, string | null, string, string, string]>;
-  readonly #one: Transaction<(req: LinkRequest) => Sealed>;
-  readonly #many: Transaction<(reqs: readonly LinkRequest[]) => Sealed[]>;
+  readonly #one: Transaction<(req: CommitRequest) => Sealed>;
+  readonly #many: Transaction<(reqs: readonly CommitRequest[]) => Sealed[]>;
 
   constructor(db: Database) {
     this.#head = db.prepare(`SELECT head_digest FROM tasks WHERE task_id = ?`);
@@ -54,26 +47,26 @@ export class ReceiptChain {
        ON CONFLICT(task_id) DO UPDATE SET head_digest = excluded.head_digest, receipt_count = receipt_count + 1`,
     );
     this.#effect = db.prepare(`UPDATE effects SET state = ?, receipt_id = ?, updated_at = ? WHERE task_id = ? AND effect_key = ?`);
-    this.#one = db.transaction((req: LinkRequest): Sealed => this.#append(req));
-    this.#many = db.transaction((reqs: readonly LinkRequest[]) => reqs.map((r) => this.#append(r)));
+    this.#one = db.transaction((req: CommitRequest): Sealed => this.#append(req));
+    this.#many = db.transaction((reqs: readonly CommitRequest[]) => reqs.map((r) => this.#append(r)));
   }
 
-  #append(req: LinkRequest): Sealed {
-    const task = req.link.task_id;
+  #append(req: CommitRequest): Sealed {
+    const task = req.body.task_id;
     const prev = (this.#head.get(task)?.head_digest ?? null) as Digest | null;
-    const { receipt_id, digest, row } = sealPrepared(req.link, prev);
+    const { receipt, row } = sealLink(req.body, prev);
     const at = this.#ledger.get() ?? { pos: 0, head: null };
     const ledger_pos = Number(at.pos) + 1;
-    const ledger = ledgerStep(at.head, digest);
-    this.#insert.run(receipt_id, task, row.logical_effect_id, row.idempotency_key, row.tool, row.status, row.created_at, digest, prev, row.body, ledger_pos, ledger);
+    const ledger = ledgerStep(at.head, row.digest);
+    this.#insert.run(row.receipt_id, task, row.logical_effect_id, row.idempotency_key, row.tool, row.status, row.created_at, row.digest, prev, row.body, ledger_pos, ledger);
     this.#moveLedger.run(ledger_pos, ledger);
-    this.#advance.run(task, row.created_at, digest);
-    if (req.effect) this.#effect.run(req.effect.state, receipt_id, row.created_at, task, req.effect.key);
-    return { receipt_id, digest, prev_receipt_digest: prev, ledger_pos, ledger };
+    this.#advance.run(task, receipt.finished_at, receipt.digest);
+    if (req.effect) this.#effect.run(req.effect.state, receipt.receipt_id, receipt.finished_at, task, req.effect.key);
+    return { receipt_id: receipt.receipt_id, digest: receipt.digest, prev_receipt_digest: prev, ledger_pos, ledger };
   }
 
   /** Appends a batch; one outcome per request, in order. */
-  append(reqs: readonly LinkRequest[]): Appended[] {
+  append(reqs: readonly CommitRequest[]): Appended[] {
     try {
       return this.#many.immediate(reqs).map((sealed) => ({ ok: true as const, sealed }));
     } catch (e) {

@@ -4,14 +4,10 @@ import { fileURLToPath } from 'node:url';
 import type { Receipt } from '../../protocol/index.js';
 import type { LedgerHead } from '../ledger.js';
 import type { CommitRequest } from '../types.js';
-import { prepareLink } from '../chain-check.js';
-import type { LinkRequest } from './receipt-chain.js';
 import type { WriteAnswer, WriterData, WriteRequest } from './receipt-writer.js';
 
 interface Pending {
   readonly reqs: CommitRequest[];
-  /** The same requests as the writer gets them (bodies serialized here, prepareLink). */
-  readonly links: LinkRequest[];
   readonly waiters: { resolve: (r: Receipt) => void; reject: (e: unknown) => void }[];
   /** Callers of sync() in this turn: answered after the batch's sync. */
   readonly syncs: { resolve: () => void; reject: (e: unknown) => void }[];
@@ -32,18 +28,6 @@ function writerWorker(data: WriterData): Worker {
 
 /** The fewest commits of a turn that go to the writer before the turn ends (see commit). */
 const SPLIT_AT_LEAST = 4;
-
-/**
- * The body's canonical form, made here. A body that JSON alone can carry (a NaN, which JSON
- * writes as null) is stored as it did when bodies reached the writer as JSON: in its JSON form.
- */
-function preparedBody(body: CommitRequest['body']): ReturnType<typeof prepareLink> {
-  try {
-    return prepareLink(body);
-  } catch {
-    return prepareLink(JSON.parse(JSON.stringify(body)) as CommitRequest['body']);
-  }
-}
 
 /** A storage error from the writer, with its code (SQLITE_…, EIO, …) for storeFailure to type. */
 function writerError(code: string | null, message: string): Error {
@@ -80,20 +64,12 @@ export class ReceiptWriterClient {
 
   commit(req: CommitRequest): Promise<Receipt> {
     if (this.#failed !== null) return Promise.reject(this.#failed);
-    let link: LinkRequest;
-    try {
-      link = { link: preparedBody(req.body), ...(req.effect ? { effect: req.effect } : {}) };
-    } catch (e) {
-      // A body without a canonical form (a lone surrogate) fails alone, as in the writer.
-      return Promise.reject(writerError(null, e instanceof Error ? e.message : String(e)));
-    }
     return new Promise((resolve, reject) => {
       if (this.#turn === null) {
-        this.#turn = { reqs: [], links: [], waiters: [], syncs: [] };
+        this.#turn = { reqs: [], waiters: [], syncs: [] };
         setImmediate(this.#send);
       }
       this.#turn.reqs.push(req);
-      this.#turn.links.push(link);
       this.#turn.waiters.push({ resolve, reject });
       // The calls in flight tend to reach their commits together, in the turn that handled the
       // last batch's answers: waiting for the end of that turn would leave the writer idle
@@ -129,7 +105,7 @@ export class ReceiptWriterClient {
     if (this.#failed !== null) return Promise.reject(this.#failed);
     return new Promise((resolve, reject) => {
       if (this.#turn === null) {
-        this.#turn = { reqs: [], links: [], waiters: [], syncs: [] };
+        this.#turn = { reqs: [], waiters: [], syncs: [] };
         setImmediate(this.#send);
       }
       this.#turn.syncs.push({ resolve, reject });
@@ -157,7 +133,7 @@ export class ReceiptWriterClient {
     this.#sent.set(id, turn);
     this.#outstanding += turn.reqs.length;
     worker.ref();
-    worker.postMessage({ id, links: turn.links, sync: turn.syncs.length > 0 } satisfies WriteRequest);
+    worker.postMessage({ id, json: JSON.stringify(turn.reqs), sync: turn.syncs.length > 0 } satisfies WriteRequest);
   };
 
   #start(): Worker {

@@ -16,7 +16,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ReceiptChain, type Appended, type LinkRequest } from './receipt-chain.js';
+import type { CommitRequest } from '../types.js';
+import { ReceiptChain, type Appended } from './receipt-chain.js';
 import { failpoint } from '../../protocol/index.js';
 
 export interface WriterData {
@@ -24,13 +25,10 @@ export interface WriterData {
   readonly durability: 'normal' | 'full';
 }
 
-/**
- * main → writer: a turn's commit requests, their bodies already serialized (prepareLink): the
- * writer neither parses nor serializes a body, and a posted string is copied, not walked.
- */
+/** main → writer: a batch of commit requests, as one JSON string (cheaper to post than objects). */
 export interface WriteRequest {
   readonly id: number;
-  readonly links: readonly LinkRequest[];
+  readonly json: string;
   /** A caller waits for a sync of the WAL even if no commit of the batch succeeds (markSent's intent row). */
   readonly sync: boolean;
 }
@@ -95,7 +93,7 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
     scheduled = false;
     const batch = queue;
     queue = [];
-    const reqs = batch.map((b) => b.links);
+    const reqs: CommitRequest[][] = batch.map((b) => JSON.parse(b.json) as CommitRequest[]);
     const all = reqs.flat();
     const batch_ = ++batches;
     let synced = false;
@@ -117,7 +115,7 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
     const syncError = synced || wal === null ? null : (failedAll(1, poisoned ?? new Error('the WAL was not synced'))[0] as { code: string | null; message: string });
     let at = 0;
     for (let i = 0; i < batch.length; i++) {
-      const n = (reqs[i] as readonly LinkRequest[]).length;
+      const n = (reqs[i] as CommitRequest[]).length;
       port.postMessage({ id: (batch[i] as WriteRequest).id, results: results.slice(at, at + n), batch: batch_, synced, syncError } satisfies WriteAnswer);
       at += n;
     }
