@@ -11,13 +11,23 @@ import { tempDirs } from '../support/fixtures.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { bodyOf, freshTask } from './conformance/fixtures.js';
 
-test('one turn of commits is one writer batch and one sync; lone commits are their own; each resolves once written', async () => {
-  const d = tempDirs('tg-group');
+/** A store over fresh dirs and a second, read-only connection that counts what the writer wrote. */
+async function withWatchedStore(prefix: string, run: (store: SqliteStore, count: () => number) => Promise<void>): Promise<void> {
+  const d = tempDirs(prefix);
   const store = new SqliteStore({ dir: d.state });
   const reader = new Database(join(d.state, 'toolgate.db'), { readonly: true });
-  const count = (): number => (reader.prepare('SELECT count(*) AS n FROM receipts').get() as { n: number }).n;
-  const task = freshTask();
   try {
+    await run(store, () => (reader.prepare('SELECT count(*) AS n FROM receipts').get() as { n: number }).n);
+  } finally {
+    reader.close();
+    await store.close();
+    d.cleanup();
+  }
+}
+
+test('one turn of commits takes at most three writer batches, each one sync; lone commits are their own; each resolves once written', async () => {
+  await withWatchedStore('tg-group', async (store, count) => {
+    const task = freshTask();
     const first = await store.commit({ body: bodyOf(task) });
     assert.equal(count(), 1, 'written before the commit resolved');
     assert.equal((await store.getReceipt(first.receipt_id))?.digest, first.digest);
@@ -34,11 +44,7 @@ test('one turn of commits is one writer batch and one sync; lone commits are the
     assert.equal(stats.syncs, stats.batches);
     for (let i = 1; i < turn.length; i++) assert.equal(turn[i]?.prev_receipt_digest, turn[i - 1]?.digest, 'chained in the order asked');
     assert.equal((await store.verifyChain(task)).ok, true);
-  } finally {
-    reader.close();
-    await store.close();
-    d.cleanup();
-  }
+  });
 });
 
 test('durability normal: the writer batches the same and syncs nothing', async () => {
@@ -62,12 +68,8 @@ test('the writer starts on a turn\'s first commits while the event loop is still
   // answers). Were the commits posted only at the end of that turn, the writer would idle
   // through it. Here the turn is held open by a busy loop that watches the file through another
   // connection: the first receipts must be written before the turn ends.
-  const d = tempDirs('tg-group-split');
-  const store = new SqliteStore({ dir: d.state });
-  const reader = new Database(join(d.state, 'toolgate.db'), { readonly: true });
-  const count = (): number => (reader.prepare('SELECT count(*) AS n FROM receipts').get() as { n: number }).n;
-  const task = freshTask();
-  try {
+  await withWatchedStore('tg-group-split', async (store, count) => {
+    const task = freshTask();
     await store.commit({ body: bodyOf(task) }); // the writer thread is up
     const pending = Array.from({ length: 16 }, () => store.commit({ body: bodyOf(task) }));
     let seen = 1;
@@ -78,9 +80,5 @@ test('the writer starts on a turn\'s first commits while the event loop is still
     assert.equal(count(), 17);
     for (let i = 1; i < receipts.length; i++) assert.equal(receipts[i]?.prev_receipt_digest, receipts[i - 1]?.digest);
     assert.equal((await store.verifyChain(task)).ok, true);
-  } finally {
-    reader.close();
-    await store.close();
-    d.cleanup();
-  }
+  });
 });

@@ -1,13 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { envelope, testRuntime } from '../support/fixtures.js';
+import { envelope, tempDirs, testRuntime } from '../support/fixtures.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { CORE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
-import { sqliteStore } from '../../src/store/index.js';
 import { sealLink } from '../../src/store/chain-check.js';
 import type { Digest, TaskId } from '../../src/protocol/index.js';
 import { bodyOf } from './conformance/fixtures.js';
@@ -94,22 +92,18 @@ test('migrations are versioned and re-opening a store applies nothing twice', as
 });
 
 test('the receipt writer stores what sealLink makes of a body; a NaN is kept in its JSON form; a lone surrogate fails alone and takes no place in the chain', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tg-prepared-'));
-  const store = await sqliteStore()({ stateDir: dir });
+  const d = tempDirs('tg-writer-bodies');
+  const store = new SqliteStore({ dir: d.state });
+  const reader = new Database(join(d.state, 'toolgate.db'), { readonly: true });
+  const storedRow = reader.prepare<[string], { body: string; digest: string; receipt_id: string; prev_digest: string | null }>('SELECT body, digest, receipt_id, prev_digest FROM receipts WHERE receipt_id = ?');
   try {
-    const task = 'task_prepared' as TaskId;
+    const task = 'task_writer_bodies' as TaskId;
     const bodies = [bodyOf(task), bodyOf(task, { result: { text: 'é \u2028 "q" \\ 😀', n: -0, big: 1e21, nested: [{ z: 1, a: null }] }, evidence: { revision: 3 } }), bodyOf(task, { status: 'failed', error: { code: 'execution_failed', message: 'x', retryable: false, data: {} } as never })];
     let prev: Digest | null = null;
     for (const body of bodies) {
       const r = await store.commit({ body });
       const { row } = sealLink(body, prev);
-      const db = new Database(join(dir, 'toolgate.db'), { readonly: true });
-      try {
-        const stored = db.prepare<[string], { body: string; digest: string; receipt_id: string; prev_digest: string | null }>('SELECT body, digest, receipt_id, prev_digest FROM receipts WHERE receipt_id = ?').get(r.receipt_id);
-        assert.deepEqual(stored, { body: row.body, digest: row.digest, receipt_id: row.receipt_id, prev_digest: prev });
-      } finally {
-        db.close();
-      }
+      assert.deepEqual(storedRow.get(r.receipt_id), { body: row.body, digest: row.digest, receipt_id: row.receipt_id, prev_digest: prev });
       prev = r.digest;
     }
     // JSON writes NaN as null: such a body is stored (and digested) in its JSON form, as before.
@@ -120,7 +114,8 @@ test('the receipt writer stores what sealLink makes of a body; a NaN is kept in 
     assert.equal(after.prev_receipt_digest, nan.digest, 'the refused body took no place in the chain');
     assert.deepEqual(await store.verifyChain(task), { ok: true, tasks: 1, receipts: 5, broken: [] });
   } finally {
+    reader.close();
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    d.cleanup();
   }
 });
