@@ -3,11 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { envelope, tempDirs } from '../support/fixtures.js';
 import { createRuntime } from '../../src/runtime/index.js';
-import { isToolgateTempName, tempName, partName } from '../../src/resources/index.js';
+import { isToolgateTempName, tempName, partName, sweepWorkspaceTemps, Workspace } from '../../src/resources/index.js';
 
 const listAll = (dir: string, prefix = ''): string[] =>
   readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((e) => {
@@ -50,6 +51,35 @@ test('leftovers of a SIGKILLed owner are swept at open; a live owner’s are kep
       await rt.close();
     }
   } finally {
+    d.cleanup();
+  }
+});
+
+test('the sweep walks every directory beneath the root, and no link out of it, nor .git', async () => {
+  const d = tempDirs();
+  const outside = mkdtempSync(join(tmpdir(), 'tg-sweep-outside-'));
+  const ws = Workspace.open(d.workspace);
+  try {
+    // Ownerless names (made before owners were recorded) count as left by a crash.
+    const leftover = (n: number): string => `.tg-${n.toString(16).padStart(16, '0')}.tmp`;
+    const deep = join('a', 'b', 'c', 'd', 'e');
+    mkdirSync(join(d.workspace, deep), { recursive: true });
+    for (let i = 0; i < 40; i++) writeFileSync(join(d.workspace, 'a', `f${i}.ts`), 'export {};\n');
+    writeFileSync(join(d.workspace, leftover(1)), 'x');
+    writeFileSync(join(d.workspace, deep, leftover(2)), 'x');
+    mkdirSync(join(d.workspace, '.git', 'objects'), { recursive: true });
+    writeFileSync(join(d.workspace, '.git', 'objects', leftover(3)), 'x');
+    writeFileSync(join(outside, leftover(4)), 'x');
+    symlinkSync(outside, join(d.workspace, 'a', 'link-out'));
+
+    const removed = (await sweepWorkspaceTemps(ws)).sort();
+    assert.deepEqual(removed, [`${deep}/${leftover(2)}`, leftover(1)].sort());
+    assert.equal(existsSync(join(d.workspace, deep, leftover(2))), false);
+    assert.equal(existsSync(join(d.workspace, '.git', 'objects', leftover(3))), true, '.git is not the sweep’s');
+    assert.equal(existsSync(join(outside, leftover(4))), true, 'a link to a directory is not followed');
+  } finally {
+    ws.close();
+    rmSync(outside, { recursive: true, force: true });
     d.cleanup();
   }
 });

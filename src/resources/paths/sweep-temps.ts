@@ -3,8 +3,12 @@
 // owner process is gone are touched (temp-name.ts): another runtime on the same workspace keeps
 // its work. Candidates are found by an asynchronous walk of directory entries (no link followed);
 // each is then removed through its parent opened beneath the root with no link followed.
+//
+// The walk lists each directory with one `readdir` on the thread pool, not an `opendir` iterated
+// entry by entry: it runs while the first calls do, on every open, over the whole workspace, and
+// a promise per entry cost about 4x the CPU (bench/startup/sweep.ts, docs/benchmarks.md).
 import { closeSync, lstatSync } from 'node:fs';
-import { opendir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { openDirectoryBeneath } from './open-directory.js';
 import { procPath } from './open-beneath.js';
 import { isToolgateTempName, ownerIsGone } from './temp-name.js';
@@ -20,13 +24,13 @@ export async function sweepWorkspaceTemps(ws: Workspace): Promise<string[]> {
   let listed = 0;
   while (pending.length > 0 && listed < SWEEP_ENTRY_LIMIT) {
     const rel = pending.pop() as string;
-    let dir;
+    let entries;
     try {
-      dir = await opendir(rel === '' ? ws.root : `${ws.root}/${rel}`);
+      entries = await readdir(rel === '' ? ws.root : `${ws.root}/${rel}`, { withFileTypes: true });
     } catch {
       continue;
     }
-    for await (const entry of dir) {
+    for (const entry of entries) {
       if (++listed >= SWEEP_ENTRY_LIMIT) break;
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (isToolgateTempName(entry.name)) {
