@@ -23,6 +23,74 @@ export function canonicalJson(value: unknown): string {
   return out;
 }
 
+/** Arrays this long may be written by JSON.stringify at once (rowsJson). */
+const ROWS_AT_LEAST = 16;
+/** Deeper than this, `write` decides (it finds cycles). */
+const KEYS_DEPTH = 100;
+/** More distinct keys than this, `write` decides: JSON.stringify looks up every listed key in every object. */
+const KEYS_MAX = 64;
+
+/**
+ * A long array (a search page's matches or counts, a listing) as one native JSON.stringify
+ * given every key its elements hold, sorted: each object's members come out in that order,
+ * which is the canonical order. About 4x faster than the walk on rows of small records (a
+ * 7,000-row count page: 5–6.5 ms → 1.4–1.5 ms); on a receipt's few objects with many keys
+ * the list costs more than it saves, hence arrays only. Undefined when `keysOf` finds the
+ * array is not one JSON.stringify writes as RFC 8785 does.
+ */
+function rowsJson(rows: unknown[]): string | undefined {
+  const keys = new Set<string>();
+  return keysOf(rows, keys, 0) ? JSON.stringify(rows, [...keys].sort()) : undefined;
+}
+
+/**
+ * Adds the keys of every object in `v` to `keys`; false when JSON.stringify with that list
+ * would not write v's canonical JSON, so that the walk decides (it refuses or orders): a
+ * non-finite number or a lone surrogate (RFC 8785 refuses them), a toJSON (applied first), a
+ * `__proto__` key or an object that is not plain (a listed name is read through the prototype),
+ * too deep or too many keys. Everything else JSON.stringify writes as the walk does: members
+ * that are undefined, functions or symbols left out, such array elements as null. A wrong true
+ * would be a wrong digest: the property tests check both paths against the `canonicalize` package.
+ */
+function keysOf(v: object, keys: Set<string>, depth: number): boolean {
+  if (depth > KEYS_DEPTH || typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!plain(v[i], keys, depth)) return false;
+    return true;
+  }
+  // A listed name is read through the prototype: a Map's `size`, a class's getter, a boxed
+  // primitive's value would be written where `write` sees no own member.
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    if (!keys.has(k)) {
+      if (k === '__proto__' || !wellFormed(k) || keys.size >= KEYS_MAX) return false;
+      keys.add(k);
+    }
+    if (!plain((v as Record<string, unknown>)[k], keys, depth)) return false;
+  }
+  return true;
+}
+
+function plain(x: unknown, keys: Set<string>, depth: number): boolean {
+  switch (typeof x) {
+    case 'string':
+      return wellFormed(x);
+    case 'number':
+      return Number.isFinite(x);
+    case 'object':
+      return x === null || keysOf(x, keys, depth + 1);
+    case 'bigint':
+      return false;
+    case 'boolean':
+    case 'undefined': // undefined, functions and symbols: left out (null in an array) by both
+    case 'function':
+    case 'symbol':
+      return true;
+  }
+}
+
 function write(v: unknown, seen: Set<object>): string | undefined {
   switch (typeof v) {
     case 'string':
@@ -52,6 +120,11 @@ function write(v: unknown, seen: Set<object>): string | undefined {
       seen.add(v);
       let out: string;
       if (Array.isArray(v)) {
+        const rows = v.length >= ROWS_AT_LEAST ? rowsJson(v) : undefined;
+        if (rows !== undefined) {
+          seen.delete(v);
+          return rows;
+        }
         out = '[';
         for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + (write(v[i], seen) ?? 'null');
         out += ']';
