@@ -1,6 +1,7 @@
-import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, rmdirSync, write, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmdirSync, write, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { PID_NAMESPACE } from './process-table.js';
 
 /** cgroup v1 controllers Toolgate uses: pids caps processes, cpuacct and memory measure. */
 type Controller = 'pids' | 'cpuacct' | 'memory';
@@ -117,14 +118,8 @@ function sweepStale(base: string): void {
 
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
-/** This process's pid namespace (its inode number), named in its groups: pids are only comparable within one. */
-const PID_NS = ((): string => {
-  try {
-    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
-  } catch {
-    return '0';
-  }
-})();
+/** This process's pid namespace, named in its groups: pids are only comparable within one. */
+const PID_NS = PID_NAMESPACE;
 
 /** The processes in one group, by host pid; none when it cannot be read (removed). */
 function procsOf(dir: string): number[] {

@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { detectCgroups, type CgroupHost } from './cgroups.js';
+import { sweepOrphanedSandboxes } from './process-table.js';
 import { chooseShell, hardLimits, inheritedFds, type WrapperShell } from './wrapper.js';
 
 /** What a Sandbox finds on the host once: bubblewrap, the wrapper shell, stray fds, cgroups, hard limits. */
@@ -28,5 +29,9 @@ function findBwrap(given: string | null | undefined): string | null {
 
 export function detectHost(bwrapPath: string | null | undefined): Host {
   const strayFds = inheritedFds();
-  return { bwrap: findBwrap(bwrapPath), shell: chooseShell(strayFds), strayFds, cgroups: detectCgroups(), hard: hardLimits() };
+  const bwrap = findBwrap(bwrapPath);
+  // What dead runtimes left waiting: in their cgroups (detectCgroups) or, without groups, found by their owner mark.
+  const cgroups = detectCgroups();
+  if (bwrap !== null) sweepOrphanedSandboxes();
+  return { bwrap, shell: chooseShell(strayFds), strayFds, cgroups, hard: hardLimits() };
 }

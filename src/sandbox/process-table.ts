@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { constants } from 'node:os';
 
 /** Start time (clock ticks since boot) and state of a host process, or null when it is gone. */
@@ -94,4 +94,72 @@ export function sweepDeadOwners(dir: string, prefix: string): void {
     if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processStat(pid) !== null) continue;
     rmSync(join(dir, name), { recursive: true, force: true });
   }
+}
+
+/** This process's pid namespace (its inode number): pids are only comparable within one. */
+export const PID_NAMESPACE = ((): string => {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
+  } catch {
+    return '0';
+  }
+})();
+
+const OWNER_MARK = /^TOOLGATE_SANDBOX_OF_(\d+)_(\d+)_(\d+)$/;
+let ownMark: string | undefined;
+
+/**
+ * The name bubblewrap is told to `--unsetenv` in every sandbox this runtime starts: unset where
+ * it was never set, it changes nothing inside, but it puts the owner (pid, start time, pid
+ * namespace) on the command line of bubblewrap and of the init it clones, where
+ * sweepOrphanedSandboxes finds it after the owner is gone.
+ */
+export function sandboxOwnerMark(): string {
+  ownMark ??= `TOOLGATE_SANDBOX_OF_${process.pid}_${processStat(process.pid)?.start ?? '0'}_${PID_NAMESPACE}`;
+  return ownMark;
+}
+
+/**
+ * Ends the sandboxes of runtimes that died before releasing their command. bubblewrap's init
+ * waits on its block fd, which never reaches end-of-file (block-fd.ts), with no parent-death
+ * signal until its release; where the run's cgroups hold it, the cgroup sweep ends it
+ * (cgroups.ts), but a host without a writable pids cgroup (cgroup v2 without delegation), or a
+ * crash before a fresh wrapper's init joined its groups, left it asleep until reboot. Found by
+ * the owner mark on its command line: a bubblewrap process whose owner, in this pid namespace, is
+ * gone. It never started its command (its runtime's receipt is settled by reconcile). Returns
+ * the pids it killed.
+ */
+export function sweepOrphanedSandboxes(): number[] {
+  const killed: number[] = [];
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return killed;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
+    } catch {
+      continue; // gone, or another user's
+    }
+    if (basename(argv[0] ?? '') !== 'bwrap') continue;
+    let owner: RegExpExecArray | null = null;
+    for (let i = 1; i + 1 < argv.length && owner === null; i++) if (argv[i] === '--unsetenv') owner = OWNER_MARK.exec(argv[i + 1] as string);
+    if (owner === null || owner[3] !== PID_NAMESPACE || !isGone(Number(owner[1]), owner[2] as string)) continue;
+    try {
+      // Stopped first, so that it clones nothing more while its children are killed.
+      sendSignal(pid, 'SIGSTOP');
+      for (const child of childrenOf(pid)) sendSignal(child, 'SIGKILL');
+      sendSignal(pid, 'SIGKILL');
+      killed.push(pid);
+    } catch {
+      // another user's: not ours to end
+    }
+  }
+  return killed;
 }

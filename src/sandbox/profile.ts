@@ -5,6 +5,7 @@ import { SANDBOX_PROXY_SOCKET } from './net-proxy/bridge.js';
 import type { Toolchain } from './toolchains.js';
 import { SANDBOX_CACHE_DIR } from './package-caches.js';
 import type { WorkspaceMounts } from './workspace-scan.js';
+import { sandboxOwnerMark } from './process-table.js';
 
 /**
  * `none`: an empty network namespace (loopback only). `host`: the host's network. `allowlist`:
@@ -204,6 +205,10 @@ export function bwrapArgs(p: SandboxProfile, infoFd: number, blockFd: number | n
   args.push('--chdir', p.cwd, '--unshare-all');
   if (p.network === 'host') args.push('--share-net');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'toolgate', '--info-fd', String(infoFd));
+  // Names this runtime on bubblewrap's command line and its init's, changing nothing inside: if
+  // the runtime dies before the release, the next one finds and ends the waiting init
+  // (sweepOrphanedSandboxes).
+  args.push('--unsetenv', sandboxOwnerMark());
   // bubblewrap sets everything up, then waits on this fd before it starts the command.
   if (blockFd !== null) args.push('--block-fd', String(blockFd));
   return args;

@@ -6,15 +6,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Sandbox } from '../../src/sandbox/index.js';
 import { detectCgroups } from '../../src/sandbox/cgroups.js';
-import { processStat } from '../../src/sandbox/process-table.js';
+import { isGone, processStat, sandboxOwnerMark, sweepOrphanedSandboxes } from '../../src/sandbox/process-table.js';
 import { newMarker, processesWithMarker, tempWorkspace, waitFor } from './fixtures.js';
 
 const probe = new Sandbox({ workspace: '/tmp', spare: false }).host;
+const noBwrap = probe.bwrap === null ? 'no bubblewrap' : false;
 const skip = probe.bwrap === null ? 'no bubblewrap' : probe.cgroups.bases.pids === undefined ? 'no writable pids cgroup' : false;
 
 for (const mode of ['fresh', 'spare'] as const) {
@@ -47,3 +48,46 @@ for (const mode of ['fresh', 'spare'] as const) {
     }
   });
 }
+
+/** A child runtime holding one command before its release, and the pid and start of its init. */
+async function heldInit(ws: string, marker: string, mode: 'no-cgroups'): Promise<{ child: ReturnType<typeof spawn>; init: number; start: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./held-in-child.ts', import.meta.url)), ws, marker, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  await waitFor(() => out.includes('\n'), 60_000, 'the child to report its held init');
+  const init = Number(out.trim());
+  const start = processStat(init)?.start;
+  assert.ok(start !== undefined, `a live init: ${out}`);
+  return { child, init, start };
+}
+
+// Without a writable pids cgroup (cgroup v2 without delegation), or before a fresh wrapper's init
+// has joined its groups, no cgroup holds the init: only its owner mark leads to it. Before the
+// mark, the init of a killed runtime stayed asleep (parent 1) until reboot.
+test('a runtime killed before the release on a host without cgroups: its init is found by its owner mark and ended; a live runtime’s is kept', { skip: noBwrap }, async () => {
+  const ws = tempWorkspace();
+  const dead = newMarker();
+  const live = newMarker();
+  const held = await heldInit(ws.dir, dead, 'no-cgroups');
+  const other = await heldInit(ws.dir, live, 'no-cgroups');
+  try {
+    const cmdline = readFileSync(`/proc/${held.init}/cmdline`, 'latin1').split('\0');
+    assert.ok(cmdline.some((a) => /^TOOLGATE_SANDBOX_OF_\d+_\d+_\d+$/.test(a)), 'the init carries its owner mark');
+    assert.notEqual(cmdline.find((a) => a.startsWith('TOOLGATE_SANDBOX_OF_')), sandboxOwnerMark(), 'the mark names the child runtime, not this process');
+    const exited = new Promise((r) => held.child.once('exit', r));
+    held.child.kill('SIGKILL');
+    await exited;
+    await new Promise((r) => setTimeout(r, 2_000));
+    assert.equal(existsSync(join(ws.dir, `ran-${dead}`)), false, 'the command did not start');
+    // What the next runtime does first (detectHost). Another test file's runtime may sweep it
+    // first, which is the same sweep; without the mark nothing ends it (it stays asleep, parent 1,
+    // and this wait fails).
+    await waitFor(() => (sweepOrphanedSandboxes(), isGone(held.init, held.start)), 5_000, 'the sweep to end the orphaned init');
+    assert.equal(isGone(other.init, other.start), false, 'the live runtime’s init is kept');
+    assert.equal(existsSync(join(ws.dir, `ran-${dead}`)), false, 'the command never started');
+  } finally {
+    for (const c of [held.child, other.child]) c.kill('SIGKILL');
+    for (const m of [dead, live]) for (const pid of processesWithMarker(m)) process.kill(pid, 'SIGKILL');
+    ws.remove();
+  }
+});
