@@ -32,6 +32,6 @@ export function detectHost(bwrapPath: string | null | undefined): Host {
   const bwrap = findBwrap(bwrapPath);
   // What dead runtimes left waiting: in their cgroups (detectCgroups) or, without groups, found by their owner mark.
   const cgroups = detectCgroups();
-  if (bwrap !== null) sweepOrphanedSandboxes();
+  if (bwrap !== null) sweepOrphanedSandboxes(bwrap);
   return { bwrap, shell: chooseShell(strayFds), strayFds, cgroups, hard: hardLimits() };
 }

@@ -127,9 +127,10 @@ export function sandboxOwnerMark(): string {
  * crash before a fresh wrapper's init joined its groups, left it asleep until reboot. Found by
  * the owner mark on its command line: a bubblewrap process whose owner, in this pid namespace, is
  * gone. It never started its command (its runtime's receipt is settled by reconcile). Returns
- * the pids it killed.
+ * the pids it killed. `bwrap`: the path this host runs bubblewrap from (sandboxes are started
+ * by it), besides any program named `bwrap`.
  */
-export function sweepOrphanedSandboxes(): number[] {
+export function sweepOrphanedSandboxes(bwrap: string | null = null): number[] {
   const killed: number[] = [];
   let names: string[];
   try {
@@ -147,7 +148,7 @@ export function sweepOrphanedSandboxes(): number[] {
     } catch {
       continue; // gone, or another user's
     }
-    if (basename(argv[0] ?? '') !== 'bwrap') continue;
+    if (argv[0] !== bwrap && basename(argv[0] ?? '') !== 'bwrap') continue;
     let owner: RegExpExecArray | null = null;
     for (let i = 1; i + 1 < argv.length && owner === null; i++) if (argv[i] === '--unsetenv') owner = OWNER_MARK.exec(argv[i + 1] as string);
     if (owner === null || owner[3] !== PID_NAMESPACE || !isGone(Number(owner[1]), owner[2] as string)) continue;

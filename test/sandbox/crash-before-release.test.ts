@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Sandbox } from '../../src/sandbox/index.js';
@@ -50,8 +51,8 @@ for (const mode of ['fresh', 'spare'] as const) {
 }
 
 /** A child runtime holding one command before its release, and the pid and start of its init. */
-async function heldInit(ws: string, marker: string, mode: 'no-cgroups'): Promise<{ child: ReturnType<typeof spawn>; init: number; start: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./held-in-child.ts', import.meta.url)), ws, marker, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function heldInit(ws: string, marker: string, mode: 'no-cgroups', bwrapPath?: string): Promise<{ child: ReturnType<typeof spawn>; init: number; start: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./held-in-child.ts', import.meta.url)), ws, marker, mode, ...(bwrapPath ? [bwrapPath] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   await waitFor(() => out.includes('\n'), 60_000, 'the child to report its held init');
@@ -68,7 +69,12 @@ test('a runtime killed before the release on a host without cgroups: its init is
   const ws = tempWorkspace();
   const dead = newMarker();
   const live = newMarker();
-  const held = await heldInit(ws.dir, dead, 'no-cgroups');
+  // The dead runtime's bubblewrap is installed under another name (`bwrapPath`): the sweep is told
+  // the host's path, as detectHost does.
+  const bin = mkdtempSync(join(tmpdir(), 'tg-bwrap-renamed-'));
+  const renamed = join(bin, 'bubblewrap');
+  symlinkSync(probe.bwrap as string, renamed);
+  const held = await heldInit(ws.dir, dead, 'no-cgroups', renamed);
   const other = await heldInit(ws.dir, live, 'no-cgroups');
   try {
     const cmdline = readFileSync(`/proc/${held.init}/cmdline`, 'latin1').split('\0');
@@ -82,12 +88,14 @@ test('a runtime killed before the release on a host without cgroups: its init is
     // What the next runtime does first (detectHost). Another test file's runtime may sweep it
     // first, which is the same sweep; without the mark nothing ends it (it stays asleep, parent 1,
     // and this wait fails).
-    await waitFor(() => (sweepOrphanedSandboxes(), isGone(held.init, held.start)), 5_000, 'the sweep to end the orphaned init');
+    assert.equal(readFileSync(`/proc/${held.init}/cmdline`, 'latin1').split('\0')[0], renamed);
+    await waitFor(() => (sweepOrphanedSandboxes(renamed), isGone(held.init, held.start)), 5_000, 'the sweep to end the orphaned init');
     assert.equal(isGone(other.init, other.start), false, 'the live runtime’s init is kept');
     assert.equal(existsSync(join(ws.dir, `ran-${dead}`)), false, 'the command never started');
   } finally {
     for (const c of [held.child, other.child]) c.kill('SIGKILL');
     for (const m of [dead, live]) for (const pid of processesWithMarker(m)) process.kill(pid, 'SIGKILL');
     ws.remove();
+    rmSync(bin, { recursive: true, force: true });
   }
 });

@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { Sandbox } from '../../src/sandbox/index.js';
 import { childrenOf } from '../../src/sandbox/process-table.js';
 
-const [dir, marker, mode] = process.argv.slice(2) as [string, string, 'fresh' | 'spare' | 'no-cgroups'];
-const sb = new Sandbox({ workspace: dir, spare: mode === 'spare' });
+const [dir, marker, mode, bwrapPath] = process.argv.slice(2) as [string, string, 'fresh' | 'spare' | 'no-cgroups', string | undefined];
+const sb = new Sandbox({ workspace: dir, spare: mode === 'spare', ...(bwrapPath ? { bwrapPath } : {}) });
 // A host where no pids cgroup can be made (cgroup v2 without delegation, docs/shell.md): the
 // sandbox then runs without groups, which is what this mode makes of this host.
 if (mode === 'no-cgroups') delete (sb.host.cgroups.bases as { pids?: string }).pids;
