@@ -7,9 +7,10 @@ import { childrenOf } from '../../src/sandbox/process-table.js';
 
 const [dir, marker, mode, bwrapPath] = process.argv.slice(2) as [string, string, 'fresh' | 'spare' | 'no-cgroups', string | undefined];
 const sb = new Sandbox({ workspace: dir, spare: mode === 'spare', ...(bwrapPath ? { bwrapPath } : {}) });
-// A host where no pids cgroup can be made (cgroup v2 without delegation, docs/shell.md): the
-// sandbox then runs without groups, which is what this mode makes of this host.
-if (mode === 'no-cgroups') delete (sb.host.cgroups.bases as { pids?: string }).pids;
+// A host where no cgroup can be made (cgroup v2 without delegation, docs/shell.md): the sandbox
+// then runs without groups, which is what this mode makes of this host. Every controller goes:
+// with memory or cpuacct left, the init would still join a group the cgroup sweep ends.
+if (mode === 'no-cgroups') for (const c of Object.keys(sb.host.cgroups.bases)) delete (sb.host.cgroups.bases as Record<string, string>)[c];
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 let wrapper: number | null = null;
 if (mode === 'spare') {
