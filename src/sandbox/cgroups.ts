@@ -96,7 +96,7 @@ function sweepStale(base: string): void {
     const dir = join(base, name);
     stale.push(dir);
     // A runtime of another pid namespace is not seen by isAlive: its groups are only removed when empty.
-    if (m[2] !== PID_NS) continue;
+    if (m[2] !== PID_NAMESPACE) continue;
     for (const pid of procsOf(dir)) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -117,9 +117,6 @@ function sweepStale(base: string): void {
 }
 
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
-
-/** This process's pid namespace, named in its groups: pids are only comparable within one. */
-const PID_NS = PID_NAMESPACE;
 
 /** The processes in one group, by host pid; none when it cannot be read (removed). */
 function procsOf(dir: string): number[] {
@@ -154,7 +151,7 @@ export class SandboxCgroups {
 
   /** `measure: false` joins only the pids group: each extra join costs an RCU grace period. */
   static create(host: CgroupHost, maxPids: number, measure = true, owner: { uid: number; gid: number } | null = null): SandboxCgroups {
-    const name = `toolgate-${process.pid}-${PID_NS}-${randomBytes(6).toString('hex')}`;
+    const name = `toolgate-${process.pid}-${PID_NAMESPACE}-${randomBytes(6).toString('hex')}`;
     const dirs: Partial<Record<Controller, string>> = {};
     for (const c of measure ? CONTROLLERS : (['pids'] as const)) {
       const base = host.bases[c];

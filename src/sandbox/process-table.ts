@@ -151,7 +151,8 @@ export function sweepOrphanedSandboxes(bwrap: string | null = null): number[] {
     if (argv[0] !== bwrap && basename(argv[0] ?? '') !== 'bwrap') continue;
     let owner: RegExpExecArray | null = null;
     for (let i = 1; i + 1 < argv.length && owner === null; i++) if (argv[i] === '--unsetenv') owner = OWNER_MARK.exec(argv[i + 1] as string);
-    if (owner === null || owner[3] !== PID_NAMESPACE || !isGone(Number(owner[1]), owner[2] as string)) continue;
+    // A mark without its owner's start time (`0`: /proc unreadable to it) is never judged: its pid alone may be reused.
+    if (owner === null || owner[2] === '0' || owner[3] !== PID_NAMESPACE || !isGone(Number(owner[1]), owner[2] as string)) continue;
     try {
       // Stopped first, so that it clones nothing more while its children are killed.
       sendSignal(pid, 'SIGSTOP');

@@ -6,7 +6,7 @@
 //
 // The walk lists each directory with one `readdir` on the thread pool, not an `opendir` iterated
 // entry by entry: it runs while the first calls do, on every open, over the whole workspace, and
-// a promise per entry cost about 4x the CPU (bench/startup/sweep.ts, docs/benchmarks.md).
+// a promise per entry cost about 4x the CPU (bench/sweep, docs/benchmarks.md).
 import { closeSync, lstatSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { openDirectoryBeneath } from './open-directory.js';
