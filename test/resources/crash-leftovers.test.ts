@@ -83,3 +83,27 @@ test('the sweep walks every directory beneath the root, and no link out of it, n
     d.cleanup();
   }
 });
+
+test('the sweep lets the event loop run every few thousand entries of a large directory, and finds a leftover at its end', async () => {
+  const d = tempDirs();
+  const ws = Workspace.open(d.workspace);
+  try {
+    const big = join(d.workspace, 'big');
+    mkdirSync(big);
+    for (let i = 0; i < 20_000; i++) writeFileSync(join(big, `f${i}`), '');
+    const leftover = `.tg-${(0xfeed).toString(16).padStart(16, '0')}.tmp`;
+    writeFileSync(join(big, leftover), 'x');
+    // Read in one piece (a readdir of the whole directory, walked in one turn), it never paused:
+    // the event loop waited for all 20,001 entries, all held in memory at once.
+    let pauses = 0;
+    const removed = await sweepWorkspaceTemps(ws, () => {
+      pauses++;
+      return new Promise((resolve) => setImmediate(resolve));
+    });
+    assert.deepEqual(removed, [`big/${leftover}`]);
+    assert.ok(pauses >= 9, `paused ${pauses} times in 20,001 entries`);
+  } finally {
+    ws.close();
+    d.cleanup();
+  }
+});
