@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Sandbox } from '../../src/sandbox/index.js';
 import { detectCgroups } from '../../src/sandbox/cgroups.js';
-import { isGone, processStat, sandboxOwnerMark, sweepOrphanedSandboxes } from '../../src/sandbox/process-table.js';
+import { isGone, PID_NAMESPACE, processStat, sandboxOwnerMark, sweepOrphanedSandboxes } from '../../src/sandbox/process-table.js';
 import { newMarker, processesWithMarker, tempWorkspace, waitFor } from './fixtures.js';
 
 const probe = new Sandbox({ workspace: '/tmp', spare: false }).host;
@@ -97,5 +97,32 @@ test('a runtime killed before the release on a host without cgroups: its init is
     for (const m of [dead, live]) for (const pid of processesWithMarker(m)) process.kill(pid, 'SIGKILL');
     ws.remove();
     rmSync(bin, { recursive: true, force: true });
+  }
+});
+
+test('the orphan sweep ends only a bwrap whose marked owner is surely gone in this pid namespace', async () => {
+  // Stand-ins: a shell whose argv[0] is `bwrap` and whose arguments carry a mark, as a
+  // sandbox's init does; it waits (no exec of its last command: `; :`).
+  const exited = spawn('true');
+  await new Promise((r) => exited.once('exit', r));
+  const dead = exited.pid as number;
+  const standIn = (argv0: string, mark: string): ReturnType<typeof spawn> =>
+    spawn('bash', ['-c', `exec -a ${argv0} sh -c 'sleep 60; :' x --unsetenv ${mark}`], { stdio: 'ignore' });
+  const cases = {
+    gone: standIn('bwrap', `TOOLGATE_SANDBOX_OF_${dead}_12345_${PID_NAMESPACE}`),
+    unknownStart: standIn('bwrap', `TOOLGATE_SANDBOX_OF_${dead}_0_${PID_NAMESPACE}`),
+    otherNamespace: standIn('bwrap', `TOOLGATE_SANDBOX_OF_${dead}_12345_1${PID_NAMESPACE}`),
+    liveOwner: standIn('bwrap', sandboxOwnerMark()),
+    notBwrap: standIn('bwrap2', `TOOLGATE_SANDBOX_OF_${dead}_12345_${PID_NAMESPACE}`),
+  };
+  try {
+    const pids = Object.fromEntries(Object.entries(cases).map(([k, c]) => [k, c.pid as number]));
+    await waitFor(() => Object.values(pids).every((p) => readFileSync(`/proc/${p}/cmdline`, 'latin1').includes('--unsetenv')), 5_000, 'the stand-ins to start');
+    const killed = sweepOrphanedSandboxes();
+    assert.deepEqual(killed.filter((p) => Object.values(pids).includes(p)), [pids['gone']]);
+    await waitFor(() => processStat(pids['gone'] as number)?.state !== 'S', 5_000, 'the orphan to end');
+    for (const k of ['unknownStart', 'otherNamespace', 'liveOwner', 'notBwrap']) assert.equal(processStat(pids[k] as number)?.state, 'S', `${k} is kept`);
+  } finally {
+    for (const c of Object.values(cases)) c.kill('SIGKILL');
   }
 });
