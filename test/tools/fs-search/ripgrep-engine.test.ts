@@ -30,7 +30,8 @@ describe('ripgrep engine stopping early', () => {
       assert.equal(all.searched, 300);
       assert.equal(all.found.length, 300);
       for (const parallelism of [1, 2, 3]) {
-        const rg = new RipgrepEngine('rg', ws.root, parallelism);
+        // Always ripgrep here (a case-sensitive literal's first page is otherwise scanned in process).
+        const rg = new RipgrepEngine('rg', ws.root, parallelism, undefined, false);
         const some = await rg.search(files, q, reader, new AbortController().signal, 7);
         // 3 matches a file: the 7th is in the third file, so the answer ends with it.
         assert.equal(some.searched, 3, `parallelism ${parallelism}`);
@@ -43,6 +44,12 @@ describe('ripgrep engine stopping early', () => {
         assert.deepEqual(more.found, all.found.slice(0, more.searched));
         await rg.close();
       }
+      // Scanned in process (literal-scan.ts): the same answers, cut at the same file boundary.
+      const here = new RipgrepEngine('rg', ws.root);
+      assert.deepEqual(await here.search(files, q, reader, new AbortController().signal, 7), { found: all.found.slice(0, 3), searched: 3 });
+      assert.deepEqual(await here.search(files, q, reader, new AbortController().signal, 3 * 200 + 1), { found: all.found.slice(0, 201), searched: 201 });
+      assert.deepEqual(await here.search(files, q, reader, new AbortController().signal, 10_000), all);
+      await here.close();
       // The JavaScript engine finds the same, searching everything.
       const js = new JavaScriptEngine();
       try {
@@ -92,7 +99,7 @@ describe('ripgrep engine parts and processes', () => {
       const one = new RipgrepEngine('rg', ws.root, 1);
       const whole = await one.search(files, common, reader, new AbortController().signal);
       await one.close();
-      const rg = new RipgrepEngine(join(bin, 'rg'), ws.root, 2);
+      const rg = new RipgrepEngine(join(bin, 'rg'), ws.root, 2, undefined, false);
       try {
         // A page in the first files: both stripes run (files 0, 2, 4, … and 1, 3, 5, …), and the
         // answer is the prefix both finished, cut where the 7th match is (the third file).
@@ -114,6 +121,38 @@ describe('ripgrep engine parts and processes', () => {
       }
       // Every child stopped early was reaped by close().
       for (const pid of pids()) assert.equal(alive(pid), false, `ripgrep ${pid} still exists after close()`);
+    } finally {
+      reader.close();
+      ws.close();
+    }
+  });
+
+  it('starts no ripgrep for a case-sensitive literal page (scanned in process), nor for a run whose files are all gone', async () => {
+    const ws = Workspace.open(root);
+    const reader = new FileReader(ws);
+    try {
+      const common = { kind: 'literal', pattern: 'hit', caseSensitive: true, want: 'lines' } as const;
+      const one = new RipgrepEngine('rg', ws.root, 1, undefined, false);
+      const whole = await one.search(files, common, reader, new AbortController().signal);
+      await one.close();
+      const started = pids().length;
+      const rg = new RipgrepEngine(join(bin, 'rg'), ws.root, 2);
+      try {
+        assert.deepEqual(await rg.search(files, common, reader, new AbortController().signal, 7), { found: whole.found.slice(0, 3), searched: 3 });
+        // Not case-sensitive: ripgrep decides (Unicode case folding), one run per stripe.
+        const folded = await rg.search(files, { ...common, pattern: 'HIT', caseSensitive: false }, reader, new AbortController().signal, 7);
+        assert.deepEqual(folded, { found: whole.found.slice(0, 3), searched: 3 });
+        assert.equal(pids().length, started + 2);
+        // Files that vanished since they were listed: nothing to hand over. ripgrep without a
+        // path would search its working directory by name (and took the page's whole timeout
+        // on a large tree); no child starts.
+        const gone = ['d/gone1.txt', 'd/gone2.txt'];
+        assert.deepEqual(await rg.search(gone, common, reader, new AbortController().signal), { found: [], searched: 2 });
+        assert.deepEqual(await rg.search(gone, { ...common, caseSensitive: false }, reader, new AbortController().signal, 7), { found: [], searched: 2 });
+        assert.equal(pids().length, started + 2);
+      } finally {
+        await rg.close();
+      }
     } finally {
       reader.close();
       ws.close();

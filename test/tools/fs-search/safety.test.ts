@@ -141,7 +141,9 @@ describe('fs.search regex safety and stopping the work', () => {
       // Filename mode lists without the engine; the timed call then spends its time on it.
       await warmList(h);
       const started = Date.now();
-      const r = await h.call({ query: 'needle', timeout_ms: 1000 });
+      // Not case-sensitive, so that ripgrep (here the stand-in) searches the first page: a
+      // case-sensitive literal's is scanned in process (literal-scan.test.ts stops that one).
+      const r = await h.call({ query: 'needle', case_sensitive: false, timeout_ms: 1000 });
       // The stand-in runs for 30 s: returning well before proves it was stopped.
       assert.ok(Date.now() - started < 15_000);
       assert.equal(r.status, 'succeeded', JSON.stringify(r.error));
@@ -169,7 +171,7 @@ describe('fs.search regex safety and stopping the work', () => {
     const h = await harness(root, [createFsSearch({ ripgrep: bin }) as unknown as AnyTool]);
     try {
       const ac = new AbortController();
-      const pending = h.rt.call({ protocol_version: 'tool-call.v1', task_id: 't1', tool: 'fs.search', arguments: { query: 'needle', timeout_ms: 60_000 } }, { signal: ac.signal });
+      const pending = h.rt.call({ protocol_version: 'tool-call.v1', task_id: 't1', tool: 'fs.search', arguments: { query: 'needle', case_sensitive: false, timeout_ms: 60_000 } }, { signal: ac.signal });
       for (let i = 0; i < 100 && !existsSync(pids); i++) await sleep(20);
       ac.abort();
       const r = await pending;

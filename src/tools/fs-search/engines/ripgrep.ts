@@ -14,6 +14,7 @@ import { hasPosixSpawn, readAt, RecordSplitter, runChild, spawnChild, type Child
 import { BINARY_SNIFF_BYTES, type FileReader } from '../file-access.js';
 import { comparePaths } from '../order.js';
 import { fdsPerRun } from '../fd-budget.js';
+import { scanLiterals, scannable } from './literal-scan.js';
 import { stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
 
 interface RgText {
@@ -165,6 +166,12 @@ class Stripes {
   }
 }
 
+/** A striped run went through its stripe: all of it, or up to the first file the descriptor budget left out. */
+function finishStripe(striped: { readonly stripes: Stripes; readonly part: number } | undefined, files: readonly string[], all: readonly string[]): void {
+  if (striped === undefined) return;
+  striped.stripes.finished(striped.part, files.length < all.length ? (striped.stripes.indexOf(all[files.length] as string) ?? 0) : striped.stripes.files.length);
+}
+
 /** Files opened beneath the root for one run, and the workspace path of each. */
 interface Handed {
   readonly fds: number[];
@@ -233,12 +240,15 @@ export class RipgrepEngine implements ContentEngine {
   readonly #root: string;
   readonly #parallelism: number;
   readonly #perRun: number;
+  readonly #inProcess: boolean;
 
-  constructor(rg: string, root: string, parallelism = availableParallelism(), perRun = fdsPerRun()) {
+  /** @param inProcess scan a first page of a case-sensitive literal here (literal-scan.ts); false: always ripgrep (tests). */
+  constructor(rg: string, root: string, parallelism = availableParallelism(), perRun = fdsPerRun(), inProcess = true) {
     this.#rg = rg;
     this.#root = root;
     this.#parallelism = parallelism;
     this.#perRun = perRun;
+    this.#inProcess = inProcess;
   }
 
   async validate(q: ContentQuery, signal: AbortSignal): Promise<void> {
@@ -253,6 +263,8 @@ export class RipgrepEngine implements ContentEngine {
 
   async search(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number): Promise<SearchAnswer> {
     if (stopAfter === undefined || q.want !== 'lines') return this.#runAll(files, q, reader, signal);
+    // A page that ends early, of a literal the bytes alone decide: read here, no child at all.
+    if (this.#inProcess && scannable(q)) return scanLiterals(files, q, reader, signal, stopAfter, (path) => this.#run([path], q, reader, signal, undefined));
     // Stopping early needs each run to read its files in order, on one thread; one such run per
     // core keeps the cores busy. The runs take the files in stripes (not consecutive parts), so
     // that the prefix a page needs is searched by all of them at once: a common query's page,
@@ -338,6 +350,12 @@ export class RipgrepEngine implements ContentEngine {
     // Opened right before the child starts (or while the run before it searched: `opened`, the
     // same files) and closed as soon as it has them (runChild).
     const handed = opened ?? handOver(files, reader);
+    // Nothing left to search (every file gone, a link now, or a large binary): no child. ripgrep
+    // without a path would search its working directory, by name.
+    if (handed.fds.length === 0) {
+      finishStripe(striped, files, all);
+      return { found: [], searched: files.length };
+    }
     const byChildFd = new Map<number, string>();
     args.push('--regexp', q.pattern, '--');
     childNumbers(handed.fds).forEach((n, i) => {
@@ -447,8 +465,7 @@ export class RipgrepEngine implements ContentEngine {
     if (!stopped && r.code !== 0 && r.code !== 1 && r.code !== 2) {
       throw new ToolgateError('execution_failed', `ripgrep ended with ${r.code ?? r.signal}: ${r.stderr.trim()}`, { engine: 'ripgrep' });
     }
-    // Through its whole stripe, or up to the first file the descriptor budget left out.
-    if (!stopped && striped !== undefined) striped.stripes.finished(striped.part, files.length < all.length ? (striped.stripes.indexOf(all[files.length] as string) ?? 0) : striped.stripes.files.length);
+    if (!stopped) finishStripe(striped, files, all);
     return answer();
   }
 
