@@ -4,9 +4,10 @@
 // ripgrep never opens a workspace path by name: a name resolves through whatever the directory
 // holds at that instant, and a directory swapped for a link to the outside would be read
 // through. Each file is opened here, beneath the root and without following links (the
-// FileReader), and the open descriptor is handed to the child as its fd 3 + i; ripgrep searches
-// `/proc/self/fd/<3 + i>`, which reopens that same inode (a magic link, not a path walk), and
-// its answers are mapped back to workspace paths.
+// FileReader), and the open descriptor is handed to the child (at its own number through
+// posix_spawn, else as fd 3 + i); ripgrep runs in its own `/proc/self/fd` and searches `<n>`,
+// which reopens that same inode (a magic link, not a path walk), and its answers are mapped back
+// to workspace paths.
 import { closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ToolgateError } from '../../../protocol/index.js';
@@ -72,9 +73,16 @@ function baseArgs(q: ContentQuery): string[] {
 const MIN_PART = 128;
 /** The child's fd of the first file handed to it (after stdin, stdout, stderr). */
 const FIRST_CHILD_FD = 3;
-const CHILD_FD_PREFIX = '/proc/self/fd/';
+/**
+ * The child runs in its own descriptor directory and names each file by its number (`7`, not
+ * `/proc/self/fd/7`): each reopen is then one lookup in that directory, not a walk through
+ * `/proc` and the `self` link. ripgrep does six lookups a file (the path is a link to it):
+ * 256 files took it 10.3 ms as `/proc/self/fd/<n>`, 8.0 ms as `<n>`, 6.0 ms by name.
+ */
+const CHILD_CWD = '/proc/self/fd';
+const CHILD_PATH = /^\d+$/;
 /** The child path of an `end` record (its first field after the type). */
-const END_PATH = /^\{"type":"end","data":\{"path":\{"text":"\/proc\/self\/fd\/(\d+)"/;
+const END_PATH = /^\{"type":"end","data":\{"path":\{"text":"(\d+)"/;
 
 /**
  * A ripgrep child: through posix_spawn where it loads (no fork of this process; the files keep
@@ -360,9 +368,9 @@ export class RipgrepEngine implements ContentEngine {
     args.push('--regexp', q.pattern, '--');
     childNumbers(handed.fds).forEach((n, i) => {
       byChildFd.set(n, handed.paths[i] as string);
-      args.push(CHILD_FD_PREFIX + n);
+      args.push(String(n));
     });
-    const pathOf = (childPath: string): string | undefined => (childPath.startsWith(CHILD_FD_PREFIX) ? byChildFd.get(Number(childPath.slice(CHILD_FD_PREFIX.length))) : undefined);
+    const pathOf = (childPath: string): string | undefined => (CHILD_PATH.test(childPath) ? byChildFd.get(Number(childPath)) : undefined);
 
     const byPath = new Map<string, { hits: LineHit[]; count: number }>();
     const entryOf = (path: string): { hits: LineHit[]; count: number } => {
@@ -379,7 +387,7 @@ export class RipgrepEngine implements ContentEngine {
       if (q.want === 'lines') {
         if (rec.length === 0 || rec[0] !== 0x7b) return;
         if (stripes !== null && striped !== undefined && rec.includes('"type":"end"')) {
-          // Our child paths are ASCII (/proc/self/fd/<n>): no need to parse the whole record.
+          // Our child paths are ASCII (descriptor numbers): no need to parse the whole record.
           const fd = END_PATH.exec(rec.toString('latin1', 0, 120))?.[1];
           const path = fd === undefined ? undefined : byChildFd.get(Number(fd));
           const at = path === undefined ? undefined : stripes.indexOf(path);
@@ -437,7 +445,7 @@ export class RipgrepEngine implements ContentEngine {
       halt.abort();
     });
     const child = startRipgrep(this.#rg, args, {
-      cwd: this.#root,
+      cwd: CHILD_CWD,
       signal: AbortSignal.any([signal, halt.signal]),
       fds: handed.fds,
       onStdout: (chunk) => {
