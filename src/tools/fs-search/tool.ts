@@ -3,6 +3,7 @@ import { defineTool, type ToolDefinition } from '../../registry/index.js';
 import { runChild } from '../../resources/index.js';
 import { JavaScriptEngine } from './engines/javascript.js';
 import { RipgrepEngine } from './engines/ripgrep.js';
+import { ScanWorkers } from './engines/scan-workers.js';
 import { parseSymbolQuery, structuralLanguages } from './engines/ast-search.js';
 import type { ContentEngine } from './engines/types.js';
 import { runSearch, type SearchPrepared } from './run-search.js';
@@ -33,6 +34,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
   const heads = new ContentClassCache();
   const classes = new PathClassCache();
   const lists = new CandidateListCache();
+  const workers = new ScanWorkers();
   const ripgrepRuns = (): Promise<boolean> =>
     (hasRipgrep ??= runChild(rg, ['--version'], { cwd: '/', signal: new AbortController().signal, onStdout: () => {} }).then(
       (r) => r.code === 0,
@@ -40,7 +42,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
     ));
   const engineFor = async (root: string): Promise<ContentEngine> => {
     if (choice === 'javascript') return new JavaScriptEngine();
-    if (choice === 'ripgrep' || (await ripgrepRuns())) return new RipgrepEngine(rg, root);
+    if (choice === 'ripgrep' || (await ripgrepRuns())) return new RipgrepEngine(rg, root, undefined, undefined, true, workers);
     return new JavaScriptEngine();
   };
 
@@ -103,6 +105,7 @@ export function createFsSearch(opts: FsSearchOptions = {}): ToolDefinition<FsSea
     },
     async dispose() {
       lists.close(); // the inotify instances of the kept lists
+      await workers.close();
     },
   });
 }

@@ -22,17 +22,20 @@ export const IN_PROCESS_MAX_BYTES = 4 * 1024 * 1024;
 /** Bytes scanned between two turns of the event loop. */
 const SLICE_BYTES = 512 * 1024;
 
-/** Whether scanLiterals answers `q` the way ripgrep would. */
+/** Whether a scan here (scanLiterals, or scanAll on worker threads) answers `q` the way ripgrep would. */
 export function scannable(q: ContentQuery): boolean {
-  return q.kind === 'literal' && q.caseSensitive && q.multiline !== true && q.want === 'lines' && q.pattern.length > 0 && !/[\n\0]|\p{Cs}/u.test(q.pattern);
+  return q.kind === 'literal' && q.caseSensitive && q.multiline !== true && q.pattern.length > 0 && !/[\n\0]|\p{Cs}/u.test(q.pattern);
 }
 
-/** A byte order mark ripgrep acts on: UTF-8 (stripped), UTF-16 LE or BE (transcoded). */
-function hasBom(b: Buffer): boolean {
+/** A byte order mark ripgrep acts on: UTF-8 (stripped), UTF-16 LE or BE (transcoded). Self-contained: scan-workers.ts runs its source. */
+export function hasBom(b: Buffer): boolean {
   return (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) || (b.length >= 2 && ((b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff)));
 }
 
-/** Every occurrence of `needle` in `b`, as ripgrep's match records give them (one hit a submatch). */
+/**
+ * Every occurrence of `needle` in `b`, as ripgrep's match records give them (one hit a
+ * submatch). Calls nothing but `stripTerminator`: scan-workers.ts runs its source in a worker.
+ */
 export function literalHits(b: Buffer, needle: Buffer): LineHit[] {
   const hits: LineHit[] = [];
   let line = 1;

@@ -16,6 +16,7 @@ import { BINARY_SNIFF_BYTES, type FileReader } from '../file-access.js';
 import { comparePaths } from '../order.js';
 import { fdsPerRun } from '../fd-budget.js';
 import { scanLiterals, scannable } from './literal-scan.js';
+import { scanAll, type ScanWorkers } from './scan-workers.js';
 import { stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
 
 interface RgText {
@@ -249,14 +250,19 @@ export class RipgrepEngine implements ContentEngine {
   readonly #parallelism: number;
   readonly #perRun: number;
   readonly #inProcess: boolean;
+  readonly #workers: ScanWorkers | null;
 
-  /** @param inProcess scan a first page of a case-sensitive literal here (literal-scan.ts); false: always ripgrep (tests). */
-  constructor(rg: string, root: string, parallelism = availableParallelism(), perRun = fdsPerRun(), inProcess = true) {
+  /**
+   * @param inProcess scan a first page of a case-sensitive literal here (literal-scan.ts), and
+   *   its full scans on `workers` when given (scan-workers.ts); false: always ripgrep (tests).
+   */
+  constructor(rg: string, root: string, parallelism = availableParallelism(), perRun = fdsPerRun(), inProcess = true, workers: ScanWorkers | null = null) {
     this.#rg = rg;
     this.#root = root;
     this.#parallelism = parallelism;
     this.#perRun = perRun;
     this.#inProcess = inProcess;
+    this.#workers = workers;
   }
 
   async validate(q: ContentQuery, signal: AbortSignal): Promise<void> {
@@ -270,9 +276,13 @@ export class RipgrepEngine implements ContentEngine {
   }
 
   async search(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number): Promise<SearchAnswer> {
-    if (stopAfter === undefined || q.want !== 'lines') return this.#runAll(files, q, reader, signal);
+    if (stopAfter === undefined || q.want !== 'lines') {
+      // Every file, of a literal the bytes alone decide: read on worker threads, no child unless a file needs ripgrep.
+      if (this.#inProcess && this.#workers !== null && scannable(q)) return scanAll(files, q, reader, signal, this.#workers, (paths) => this.#runAll(paths, q, reader, signal));
+      return this.#runAll(files, q, reader, signal);
+    }
     // A page that ends early, of a literal the bytes alone decide: read here, no child at all.
-    if (this.#inProcess && scannable(q)) return scanLiterals(files, q, reader, signal, stopAfter, (path) => this.#run([path], q, reader, signal, undefined));
+    if (this.#inProcess && scannable(q) && q.want === 'lines') return scanLiterals(files, q, reader, signal, stopAfter, (path) => this.#run([path], q, reader, signal, undefined));
     // Stopping early needs each run to read its files in order, on one thread; one such run per
     // core keeps the cores busy. The runs take the files in stripes (not consecutive parts), so
     // that the prefix a page needs is searched by all of them at once: a common query's page,
