@@ -1,6 +1,7 @@
 // A directory inside the workspace is exchanged with a link to the outside (renameat2
 // RENAME_EXCHANGE, atomically, in a loop) by another process while fs.search runs. No search may
-// ever return the outside file's content (literal mode) or an outside file's name (filename
+// ever return the outside file's content (a first page scanned in process, a page by ripgrep, a
+// count on worker threads) or an outside file's name (filename
 // mode), for an absolute and a relative link. The test counts outcomes; it does not depend on
 // winning the race, only on the race having happened (the inside file seen and missed).
 import { describe, it } from 'node:test';
@@ -14,7 +15,7 @@ import type { FsSearchResult } from '../../../src/tools/fs-search/schema.js';
 
 const CANARY = 'OUTSIDE-CANARY-c4f1';
 const CANARY_NAME = 'outside-canary-name';
-/** Searches per mode and link kind: 4 × 750 = 3,000. */
+/** Searches per mode and link kind: 8 × 750 = 6,000. */
 const SEARCHES = 750;
 /** A bound on each loop's time, so that a very slow machine ends the test rather than hangs it. */
 const LOOP_BUDGET_MS = 75_000;
@@ -75,7 +76,8 @@ function layout(link: 'absolute' | 'relative'): { base: string; ws: string } {
   git(ws, 'commit', '-qm', 'fixture');
   writeFileSync(join(ws, 'dir', 'untracked.txt'), 'needle untracked\n');
   // Same names as inside (read through the link by name) and names only outside (listed through it).
-  writeFileSync(join(outside, 'file.txt'), `needle ${CANARY}\n`);
+  // Three needles: a count read through the link says 3 where the inside file says 1.
+  writeFileSync(join(outside, 'file.txt'), `needle ${CANARY} needle needle\n`);
   writeFileSync(join(outside, 'untracked.txt'), `needle ${CANARY}\n`);
   for (let i = 0; i < 8; i++) writeFileSync(join(outside, `${CANARY_NAME}-${i}.txt`), `needle ${CANARY}\n`);
   symlinkSync(link === 'absolute' ? outside : '../outside', join(ws, 'parked'));
@@ -89,7 +91,19 @@ interface Tally {
   insideMissed: number;
 }
 
-async function race(link: 'absolute' | 'relative', mode: 'literal' | 'filename'): Promise<Tally> {
+/**
+ * `literal`: a first page scanned in process; `folded` (not case-sensitive): ripgrep handed the
+ * descriptors; `count`: a full count on worker threads handed the descriptors; `filename`: names.
+ */
+type Mode = 'literal' | 'folded' | 'count' | 'filename';
+const ARGS: Record<Mode, Record<string, unknown>> = {
+  literal: { query: 'needle' },
+  folded: { query: 'NEEDLE', case_sensitive: false },
+  count: { query: 'needle', output: 'count_only' },
+  filename: { mode: 'filename', query: '.txt', filename_match: 'substring' },
+};
+
+async function race(link: 'absolute' | 'relative', mode: Mode): Promise<Tally> {
   const { base, ws } = layout(link);
   const h = await harness(ws);
   const swapper = startSwapper(join(ws, 'dir'), join(ws, 'parked'));
@@ -100,13 +114,18 @@ async function race(link: 'absolute' | 'relative', mode: 'literal' | 'filename')
     const worker = async (): Promise<void> => {
       while (issued < SEARCHES && Date.now() - started < LOOP_BUDGET_MS) {
         issued++;
-        const r = await h.call(mode === 'literal' ? { query: 'needle' } : { mode: 'filename', query: '.txt', filename_match: 'substring' });
+        const r = await h.call(ARGS[mode]);
         t.searches++;
         const res = r.result as FsSearchResult | null;
-        const rows = mode === 'literal' ? (res?.matches ?? []).map((m) => `${m.path}:${m.text}`) : (res?.matches ?? []).map((m) => m.path);
+        const rows =
+          mode === 'count'
+            ? (res?.counts ?? []).map((c) => `${c.path}:${c.count === 1 ? 'inside' : CANARY}`)
+            : mode === 'filename'
+              ? (res?.matches ?? []).map((m) => m.path)
+              : (res?.matches ?? []).map((m) => `${m.path}:${m.text}`);
         if (rows.some((row) => row.includes(CANARY) || row.includes(CANARY_NAME))) t.escapes++;
         // The inside file the swap hides: tracked (read by name) for content, untracked (listed by a walk) for names.
-        if (rows.some((row) => row.startsWith(mode === 'literal' ? 'dir/file.txt' : 'dir/untracked.txt'))) t.insideSeen++;
+        if (rows.some((row) => row.startsWith(mode === 'filename' ? 'dir/untracked.txt' : 'dir/file.txt'))) t.insideSeen++;
         else t.insideMissed++;
       }
     };
@@ -121,14 +140,14 @@ async function race(link: 'absolute' | 'relative', mode: 'literal' | 'filename')
 }
 
 describe('fs.search while a directory is swapped for a link to the outside', () => {
-  for (const mode of ['literal', 'filename'] as const) {
+  for (const mode of ['literal', 'folded', 'count', 'filename'] as const) {
     for (const link of ['absolute', 'relative'] as const) {
-      it(`${mode} search, ${link} link: ${SEARCHES} searches, 0 outside ${mode === 'literal' ? 'content' : 'names'}`, async () => {
+      it(`${mode} search, ${link} link: ${SEARCHES} searches, 0 outside ${mode === 'filename' ? 'names' : 'content'}`, async () => {
         const t = await race(link, mode);
         assert.equal(t.escapes, 0);
         assert.ok(t.searches >= 100, `only ${t.searches} searches ran in the time budget`);
         assert.ok(t.insideSeen > 0, 'some searches ran while the real directory was there');
-        if (mode === 'literal') assert.ok(t.insideMissed > 0, 'some searches met the swap: the race really happened');
+        if (mode !== 'filename') assert.ok(t.insideMissed > 0, 'some searches met the swap: the race really happened');
       });
     }
   }
