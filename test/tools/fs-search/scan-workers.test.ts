@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readlinkSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { write } from './fixture.js';
@@ -14,15 +14,28 @@ import { RipgrepEngine } from '../../../src/tools/fs-search/engines/ripgrep.js';
 import { IN_PROCESS_MAX_BYTES } from '../../../src/tools/fs-search/engines/literal-scan.js';
 import { scanAll, ScanWorkers } from '../../../src/tools/fs-search/engines/scan-workers.js';
 import type { ContentQuery } from '../../../src/tools/fs-search/engines/types.js';
+import { ToolgateError } from '../../../src/protocol/index.js';
 
-const openFds = (): number => readdirSync('/proc/self/fd').length;
+/** This process's descriptors open on something beneath `dir` (other descriptors come and go: tsx's compiler, worker threads). */
+function openBeneath(dir: string): string[] {
+  const out: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(dir + '/')) out.push(target);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return out;
+}
 
 describe('fs.search full scans on worker threads', () => {
   let root: string;
   const files: string[] = [];
   const pool = new ScanWorkers(2);
   before(() => {
-    root = mkdtempSync(join(tmpdir(), 'fs-search-workers-'));
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'fs-search-workers-')));
     const add = (path: string, content: string | Buffer): void => {
       write(root, path, content);
       files.push(path);
@@ -58,14 +71,12 @@ describe('fs.search full scans on worker threads', () => {
           const oracle = new RipgrepEngine('rg', ws.root, 2, undefined, false);
           const rg = await oracle.search(files, q, r1, new AbortController().signal);
           await oracle.close();
-          // Both workers started (a thread holds descriptors of its own) before counting.
-          await Promise.all(Array.from({ length: pool.size }, () => pool.ask(Buffer.from('ab'), 'counts', [], [])));
-          const fds = openFds();
           const engine = new RipgrepEngine('rg', ws.root, 2, undefined, true, pool);
           const here = await engine.search(files, q, r2, new AbortController().signal);
           await engine.close();
-          r2.close(); // its directories
-          assert.equal(openFds(), fds, `${want}: every descriptor handed to a worker is closed`);
+          r1.close(); // their directories
+          r2.close();
+          assert.deepEqual(openBeneath(root), [], `${want}: every descriptor handed to a worker is closed`);
           assert.ok(rg.found.length > 1400, want);
           assert.deepEqual(here, rg, want);
           const of = (path: string) => here.found.find((f) => f.path === path);
@@ -110,7 +121,6 @@ describe('fs.search full scans on worker threads', () => {
     const reader = new FileReader(ws);
     try {
       const q: ContentQuery = { kind: 'literal', pattern: 'ab', caseSensitive: true, want: 'counts' };
-      const fds = openFds();
       const ac = new AbortController();
       // Aborted after the first slices are sent (the scan gives the event loop a turn between slices).
       setImmediate(() => ac.abort(new Error('stop now')));
@@ -124,7 +134,7 @@ describe('fs.search full scans on worker threads', () => {
       );
       assert.equal(delegated, false, 'nothing is searched after the abort');
       reader.close();
-      assert.equal(openFds(), fds);
+      assert.deepEqual(openBeneath(root), []);
     } finally {
       reader.close();
       ws.close();
@@ -148,10 +158,21 @@ describe('fs.search full scans on worker threads', () => {
       const reader = new FileReader(ws);
       try {
         const broken = { size: 1, ask: () => Promise.reject(new Error('worker gone')) } as unknown as ScanWorkers;
-        const fds = openFds();
         await assert.rejects(scanAll(files.slice(0, 600), { kind: 'literal', pattern: 'ab', caseSensitive: true, want: 'counts' }, reader, new AbortController().signal, broken, () => Promise.reject(new Error('unused'))), (e: unknown) => (e as { code?: string }).code === 'execution_failed');
         reader.close();
-        assert.equal(openFds(), fds, 'the descriptors of the failed slices are closed');
+        assert.deepEqual(openBeneath(root), [], 'the descriptors of the failed slices are closed');
+        // An open that fails partway through a slice (out of descriptors): the ones opened before it are closed.
+        let opened = 0;
+        const failing = {
+          open: (path: string): number | null => {
+            if (++opened > 300) throw new ToolgateError('execution_failed', 'out of descriptors (test)', {});
+            return reader.open(path);
+          },
+          openedSize: (path: string): number | null => reader.openedSize(path),
+        } as unknown as FileReader;
+        await assert.rejects(scanAll(files, { kind: 'literal', pattern: 'ab', caseSensitive: true, want: 'counts' }, failing, new AbortController().signal, pool, () => Promise.reject(new Error('unused'))), /out of descriptors/);
+        reader.close();
+        assert.deepEqual(openBeneath(root), [], 'the descriptors opened before the failure are closed');
       } finally {
         reader.close();
         ws.close();
