@@ -1,10 +1,11 @@
 // Directory trees walked, removed and rebuilt through open directory fds only: every entry is
 // reached as /proc/self/fd/<dirfd>/<name> with O_NOFOLLOW, so a directory swapped for a link
 // mid-walk is never entered (the `rm -rf` race).
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, readSync, rmdirSync, symlinkSync, unlinkSync, writeSync, fchmodSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, rmdirSync, symlinkSync, unlinkSync, writeSync, fchmodSync } from 'node:fs';
 import { ToolgateError } from '../../protocol/index.js';
 import { procPath } from './open-beneath.js';
 import { openRegular } from './regular-file.js';
+import { readAt } from './read-at.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_WRONLY, O_CREAT, O_EXCL } = constants;
 
@@ -89,14 +90,7 @@ function readEntry(parentFd: number, name: string, entry: { dev: number; ino: nu
   const { fd, st } = openRegular(parentFd, name, rel);
   try {
     if (st.ino !== entry.ino || st.dev !== entry.dev || st.size !== entry.size) throw new ToolgateError('precondition_failed', `${rel} changed while it was read`, { path: rel, reason: 'changed_since_check' });
-    const buf = Buffer.allocUnsafe(st.size);
-    let got = 0;
-    while (got < st.size) {
-      const n = readSync(fd, buf, got, st.size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
+    return readAt(fd, 0, st.size);
   } finally {
     closeSync(fd);
   }

@@ -9,7 +9,7 @@ import { FileReader } from './file-access.js';
 import { isCrashTemp } from './crash-temp.js';
 import { watchSet, type CandidateListCache, type RawList } from './candidate-cache.js';
 import type { CandidateSet } from './candidate-set.js';
-import { comparePaths } from './order.js';
+import { comparePaths, mergeInOrder } from './order.js';
 
 export interface CandidateOptions {
   readonly include?: readonly string[] | undefined;
@@ -28,17 +28,6 @@ function isGeneratedPath(path: string): boolean {
   return false;
 }
 
-/** Merges two lists in path order into one. */
-function merge(a: readonly string[], b: readonly string[]): string[] {
-  const out: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) out.push(comparePaths(a[i] as string, b[j] as string) <= 0 ? (a[i++] as string) : (b[j++] as string));
-  while (i < a.length) out.push(a[i++] as string);
-  while (j < b.length) out.push(b[j++] as string);
-  return out;
-}
-
 async function listFromGit(ws: Workspace, includeIgnored: boolean, signal: AbortSignal): Promise<RawList | null> {
   const lists = await listGitFiles(ws.root, includeIgnored, signal);
   if (lists === null) return null;
@@ -55,7 +44,7 @@ async function listFromGit(ws: Workspace, includeIgnored: boolean, signal: Abort
   // git keeps its index sorted by the bytes of the path: our order. Only the (usually short)
   // untracked list needs sorting.
   untracked.sort(comparePaths);
-  return { files: merge(lists.tracked, untracked), ignored: lists.ignored.length, ignoredDirs: lists.ignored.filter((e) => e.endsWith('/')) };
+  return { files: mergeInOrder(lists.tracked, untracked, (p) => p), ignored: lists.ignored.length, ignoredDirs: lists.ignored.filter((e) => e.endsWith('/')) };
 }
 
 /** Outside git: every regular file beneath the root, directories entered through their parent's fd without following links. */

@@ -17,6 +17,17 @@ export function comparePaths(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/** Two lists, each already in path order, merged into one in path order (by `pathOf` of each item). */
+export function mergeInOrder<T>(a: readonly T[], b: readonly T[], pathOf: (item: T) => string): T[] {
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(comparePaths(pathOf(a[i] as T), pathOf(b[j] as T)) <= 0 ? (a[i++] as T) : (b[j++] as T));
+  while (i < a.length) out.push(a[i++] as T);
+  while (j < b.length) out.push(b[j++] as T);
+  return out;
+}
+
 /** Where a page stopped: after the whole file `path`, or after the item at `line:column` in it. */
 export type Cursor =
   | { readonly path: string; readonly line: null; readonly column: null }

@@ -45,6 +45,8 @@ describe('fs.search full scans on worker threads', () => {
       const n = i % 7;
       add(`d${i % 13}/f${String(i).padStart(4, '0')}.txt`, `${'ab '.repeat(n)}\r\nx\0y ab\n${'\xff'.repeat(n % 2)}aab\n`.repeat(1 + (i % 3)));
     }
+    // A file after the ones ripgrep takes: ripgrep's answers are merged in path order, not appended.
+    add('z/after.txt', 'ab after\n');
     add('s/bom-utf8.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('ab x ab\r\nab\n')]));
     add('s/bom-utf16.txt', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('\0a\0b\0\n', 'latin1')]));
     add('s/zz-large.txt', Buffer.concat([Buffer.from('ab first\n'), Buffer.alloc(IN_PROCESS_MAX_BYTES, 'y\n'), Buffer.from('last ab\n')]));

@@ -12,8 +12,8 @@
 // line by line like `rg --fixed-strings --text` (columns in bytes, non-overlapping, leftmost).
 // A file ripgrep would decode first (a UTF-8 or UTF-16 byte order mark: it strips or transcodes
 // it) or one larger than IN_PROCESS_MAX_BYTES is handed to ripgrep, alone.
-import { closeSync, readSync } from 'node:fs';
-import { readAtAsync, SYNC_READ_MAX } from '../../../resources/index.js';
+import { closeSync } from 'node:fs';
+import { readAtAsync, readInto, SYNC_READ_MAX } from '../../../resources/index.js';
 import type { FileReader } from '../file-access.js';
 import { stripTerminator, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
 
@@ -57,17 +57,6 @@ export function literalHits(b: Buffer, needle: Buffer): LineHit[] {
     hits.push({ line, column: i - lineStart + 1, end_column: i - lineStart + needle.length + 1, text });
   }
   return hits;
-}
-
-/** Reads from offset 0 until `buf` is full or the file ends; the part read. */
-function readInto(fd: number, buf: Buffer): Buffer {
-  let got = 0;
-  while (got < buf.length) {
-    const n = readSync(fd, buf, got, buf.length - got, got);
-    if (n === 0) break;
-    got += n;
-  }
-  return buf.subarray(0, got);
 }
 
 type Delegate = (path: string) => Promise<SearchAnswer>;

@@ -282,7 +282,7 @@ export class RipgrepEngine implements ContentEngine {
       return this.#runAll(files, q, reader, signal);
     }
     // A page that ends early, of a literal the bytes alone decide: read here, no child at all.
-    if (this.#inProcess && scannable(q) && q.want === 'lines') return scanLiterals(files, q, reader, signal, stopAfter, (path) => this.#run([path], q, reader, signal, undefined));
+    if (this.#inProcess && scannable(q)) return scanLiterals(files, q, reader, signal, stopAfter, (path) => this.#run([path], q, reader, signal, undefined));
     // Stopping early needs each run to read its files in order, on one thread; one such run per
     // core keeps the cores busy. The runs take the files in stripes (not consecutive parts), so
     // that the prefix a page needs is searched by all of them at once: a common query's page,

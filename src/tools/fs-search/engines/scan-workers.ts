@@ -18,8 +18,9 @@ import { closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ToolgateError } from '../../../protocol/index.js';
+import { readInto } from '../../../resources/index.js';
 import type { FileReader } from '../file-access.js';
-import { comparePaths } from '../order.js';
+import { comparePaths, mergeInOrder } from '../order.js';
 import { hasBom, IN_PROCESS_MAX_BYTES, literalHits } from './literal-scan.js';
 import { stripTerminator, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
 
@@ -44,17 +45,13 @@ const { readSync } = require('node:fs');
 ${stripTerminator.toString()}
 ${hasBom.toString()}
 ${literalHits.toString()}
+${readInto.toString()}
 let scratch = Buffer.allocUnsafeSlow(1 << 16);
 /** The file from offset 0, at most size + 1 bytes; null when it holds more than size (it grew). */
 function readFile(fd, size) {
   if (scratch.length < size + 1) scratch = Buffer.allocUnsafeSlow(size + 1);
-  let got = 0;
-  while (got < size + 1) {
-    const n = readSync(fd, scratch, got, size + 1 - got, got);
-    if (n === 0) break;
-    got += n;
-  }
-  return got > size ? null : scratch.subarray(0, got);
+  const b = readInto(fd, scratch.subarray(0, size + 1));
+  return b.length > size ? null : b;
 }
 parentPort.on('message', (m) => {
   const needle = Buffer.from(m.needle);
@@ -158,15 +155,6 @@ export class ScanWorkers {
   }
 }
 
-/** Merges two answers in path order. */
-function merge(a: readonly FileHits[], b: readonly FileHits[]): FileHits[] {
-  const out: FileHits[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) out.push(comparePaths((a[i] as FileHits).path, (b[j] as FileHits).path) <= 0 ? (a[i++] as FileHits) : (b[j++] as FileHits));
-  return out.concat(a.slice(i), b.slice(j));
-}
-
 /**
  * Every file of `files` (in order), scanned on the pool's workers; `delegate` searches what
  * ripgrep must (in order) and its answer is merged in.
@@ -236,7 +224,7 @@ export async function scanAll(files: readonly string[], q: ContentQuery, reader:
     const found = done.flatMap((d) => d.found);
     const rest = tooLarge.concat(done.flatMap((d) => d.delegated)).sort(comparePaths);
     if (rest.length === 0) return { found, searched: files.length };
-    return { found: merge(found, (await delegate(rest)).found), searched: files.length };
+    return { found: mergeInOrder(found, (await delegate(rest)).found, (f) => f.path), searched: files.length };
   } finally {
     for (const fd of fds) closeSync(fd); // opened, not sent
     await Promise.allSettled(slices);
