@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { tempDirs } from '../support/fixtures.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { bodyOf, freshTask } from './conformance/fixtures.js';
+import type { TaskId } from '../../src/protocol/index.js';
 
 /** A store over fresh dirs and a second, read-only connection that counts what the writer wrote. */
 async function withWatchedStore(prefix: string, run: (store: SqliteStore, count: () => number) => Promise<void>): Promise<void> {
@@ -80,5 +81,33 @@ test('the writer starts on a turn\'s first commits while the event loop is still
     assert.equal(count(), 17);
     for (let i = 1; i < receipts.length; i++) assert.equal(receipts[i]?.prev_receipt_digest, receipts[i - 1]?.digest);
     assert.equal((await store.verifyChain(task)).ok, true);
+  });
+});
+
+test('a batch of several tasks chains each task in order, moves every task head and the ledger once, and counts each task\'s receipts', async () => {
+  await withWatchedStore('tg-group-tasks', async (store, count) => {
+    const tasks = [freshTask(), freshTask(), freshTask()];
+    await store.commit({ body: bodyOf(tasks[0] as TaskId) });
+    // Interleaved: a, b, c, a, b, c … in one turn, so batches hold several receipts of each task.
+    const asked = Array.from({ length: 24 }, (_, i) => tasks[i % 3] as TaskId);
+    const sealed = await Promise.all(asked.map((t) => store.commit({ body: bodyOf(t) })));
+    assert.equal(count(), 25);
+    const reader = new Database(join(store.path), { readonly: true });
+    try {
+      for (const [k, task] of tasks.entries()) {
+        const mine = sealed.filter((_, i) => i % 3 === k);
+        for (let i = 1; i < mine.length; i++) assert.equal(mine[i]?.prev_receipt_digest, mine[i - 1]?.digest, `task ${k} chained in the order asked`);
+        const row = reader.prepare('SELECT head_digest, receipt_count FROM tasks WHERE task_id = ?').get(task) as { head_digest: string; receipt_count: number };
+        assert.equal(row.head_digest, mine.at(-1)?.digest, `task ${k}'s head is its last receipt`);
+        assert.equal(row.receipt_count, k === 0 ? 9 : 8, `task ${k}'s receipts counted`);
+        assert.equal((await store.verifyChain(task)).ok, true);
+      }
+      const ledger = reader.prepare('SELECT pos, head FROM audit_ledger WHERE id = 1').get() as { pos: number; head: string };
+      const last = reader.prepare('SELECT ledger_pos, ledger FROM receipts ORDER BY ledger_pos DESC LIMIT 1').get() as { ledger_pos: number; ledger: string };
+      assert.deepEqual(ledger, { pos: 25, head: last.ledger }, 'the ledger row is at the last receipt');
+      assert.equal(last.ledger_pos, 25);
+    } finally {
+      reader.close();
+    }
   });
 });
