@@ -22,7 +22,8 @@ let shippedDigest = '';
 let packedFiles: string[] = [];
 
 function toolgate(...args: string[]): { code: number; out: string; err: string } {
-  const r = spawnSync(process.execPath, [join(installed, 'dist/src/cli/main.js'), ...args], { encoding: 'utf8', timeout: 120_000 });
+  // The package's command (package.json bin), as npm would link it.
+  const r = spawnSync(process.execPath, [join(installed, 'dist/src/cli/bin.cjs'), ...args], { encoding: 'utf8', timeout: 120_000 });
   return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
 }
 
