@@ -73,7 +73,7 @@ try {
   const fsServer = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
   const textOf = (r: Awaited<ReturnType<Client['callTool']>>): string => ((r.content as { text?: string }[])[0]?.text ?? '');
 
-  const serve = (form: string, config?: string): string[] => [join(here, '../../dist/src/cli/main.js'), 'serve', '--stdio', '--workspace', workspace, '--state-dir', join(base, `state-${form}${config ? '-cfg' : ''}`), '--result-form', form, ...(config ? ['--config', config] : [])];
+  const serve = (form: string, config?: string): string[] => [join(here, '../../dist/src/cli/bin.cjs'), 'serve', '--stdio', '--workspace', workspace, '--state-dir', join(base, `state-${form}${config ? '-cfg' : ''}`), '--result-form', form, ...(config ? ['--config', config] : [])];
   // Where the time goes: the same server with durability normal (no fsync per commit). Not the goal's figure.
   const normalConfig = join(base, 'durability-normal.json');
   writeFileSync(normalConfig, JSON.stringify({ durability: 'normal' }));

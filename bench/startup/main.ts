@@ -18,7 +18,8 @@ const ws = join(base, 'ws');
 mkdirSync(ws);
 const file = ('x'.repeat(63) + '\n').repeat(64);
 writeFileSync(join(ws, 'a.txt'), file);
-const CLI = join(import.meta.dirname, '../../dist/src/cli/main.js');
+// The command npm installs (package.json bin).
+const CLI = join(import.meta.dirname, '../../dist/src/cli/bin.cjs');
 const fsServer = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 
 /** Spawn to first tool result over stdio, in ms; the answer is checked. */
