@@ -122,7 +122,6 @@ function isDir(path: string): boolean {
   }
 }
 
-/** Expands a relative pattern whose elements may be `*` (or end in `*`) against `base`: existing paths only. */
 /**
  * Newest version first: `v20.11.0` before `v18.19.0`, `3.12` before `3.9`. One collator for all:
  * `localeCompare` with options builds one per comparison, a third of the toolchain lookup every
@@ -130,6 +129,7 @@ function isDir(path: string): boolean {
  */
 const byVersion = new Intl.Collator('en', { numeric: true });
 
+/** Expands a relative pattern whose elements may be `*` (or end in `*`) against `base`: existing paths only. */
 function expand(base: string, rel: string): string[] {
   let out = [base];
   for (const part of normalize(rel).split('/')) {

@@ -26,9 +26,9 @@ interface Moves {
  * Appends receipts to their tasks' hash chains: reads the task's head, seals the body (its one
  * canonical serialization is hashed and stored as is), inserts it with its ledger position and
  * sets the held effect record's final state; the tasks' heads and the ledger's move once per
- * batch, at its end (each was one more statement and one more page per receipt), all in one
- * IMMEDIATE transaction per batch. A batch that fails is retried one by one, so one bad request
- * fails alone.
+ * batch, at its end (two statements per receipt before; the pages are written once per
+ * transaction either way), all in one IMMEDIATE transaction per batch. A batch that fails is
+ * retried one by one, so one bad request fails alone.
  */
 export class ReceiptChain {
   readonly #head: Statement<[string], { head_digest: string | null }>;
@@ -88,7 +88,7 @@ export class ReceiptChain {
       if (reqs.length === 1) return [failed(e)];
       return reqs.map((r) => {
         try {
-          return { ok: true as const, sealed: (this.#many.immediate([r]) as Sealed[])[0] as Sealed };
+          return { ok: true as const, sealed: this.#many.immediate([r])[0] as Sealed };
         } catch (err) {
           return failed(err);
         }
