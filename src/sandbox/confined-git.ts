@@ -6,7 +6,7 @@ import type { ArtifactWriter } from '../registry/index.js';
 import { MAX_STATUS_BYTES, type ConfinedGit } from '../resources/index.js';
 import type { Sandbox } from './sandbox.js';
 
-const GIT_TIMEOUT_MS = 15_000;
+export const GIT_TIMEOUT_MS = 15_000;
 
 /**
  * Collects a stream in memory instead of an artifact (bounded by the caller's output cap): for
@@ -24,20 +24,27 @@ export function memoryWriter(into: Buffer[], role: string): ArtifactWriter {
   };
 }
 
-/** A runner for src/resources/git that runs each fixed argv in `sandbox`; stdout, or null unless it exited 0. */
-export function gitInSandbox(sandbox: Sandbox): ConfinedGit {
+/**
+ * A runner for src/resources/git that runs each fixed argv in `sandbox`; stdout, or null unless it
+ * exited 0. With `hold`, each run's sandbox is set up at once and git starts only when `hold`
+ * resolves (held on the block fd, as a command is until its intent is durable): the setup can
+ * overlap other work. `timeoutMs` (default GIT_TIMEOUT_MS) bounds the wait for `hold`, and git
+ * again from the release.
+ */
+export function gitInSandbox(sandbox: Sandbox, o: { readonly hold?: () => Promise<void>; readonly timeoutMs?: number } = {}): ConfinedGit {
   return async (argv, env, cwd, signal) => {
     const full: Buffer[] = [];
     const r = await sandbox.run({
       argv,
       cwd,
       env,
-      timeoutMs: GIT_TIMEOUT_MS,
+      timeoutMs: o.timeoutMs ?? GIT_TIMEOUT_MS,
       internal: true, // a fixed argv on a read-only workspace: no secret scan needed
       workspaceWritable: false,
       limits: { output_bytes: MAX_STATUS_BYTES },
       signal,
       openArtifact: () => memoryWriter(full, 'git-status'),
+      ...(o.hold ? { onSpawn: o.hold } : {}),
     });
     if (r.reason !== 'exited' || r.exit_code !== 0) return null;
     return full.length ? Buffer.concat(full).toString('utf8') : r.stdout.preview;

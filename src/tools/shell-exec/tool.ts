@@ -3,7 +3,7 @@ import { errorBody, ToolgateError, type ArtifactRef, type CallStatus, type Diges
 import { defineTool, type ToolDefinition } from '../../registry/index.js';
 import { changedPaths, intentResources, systemResolver, type DestinationGrant, type HostResolver } from '../../resources/index.js';
 import { checkToolchainConfig, defaultHomes, HOST_CODE_ENTRIES, sandboxCache, type RunResult, type ToolchainConfig } from '../../sandbox/index.js';
-import { gitStatus } from './git-status.js';
+import { gitStatus, heldGitStatus } from './git-status.js';
 import { collectFiles } from './collect.js';
 import { buildEnv, DEFAULT_ENV } from './environment.js';
 import { shellExecArgs, shellExecResult, type ShellExecArgs, type ShellExecResult } from './schema.js';
@@ -34,6 +34,12 @@ export interface ShellExecOptions {
   readonly toolchains?: ToolchainConfig;
   /** How the `allowlist` proxy resolves host names (the runtime's resolver). Default getaddrinfo. */
   readonly resolver?: HostResolver;
+  /**
+   * How long one `git status` for `changed_paths` may run (a very large work tree may need more),
+   * and how long the status after's sandbox is held for the command: a command that runs longer
+   * gets a fresh one when it ends. Default 15 s.
+   */
+  readonly statusTimeoutMs?: number;
 }
 
 interface Prepared {
@@ -165,55 +171,70 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
 
       // The status before the command is read while bubblewrap sets the command's sandbox up: the
       // command is held on its block fd until the status is read and the intent is durable.
-      const beforeRead = writable ? gitStatus(sandbox, ctx.workspace.root, ctx.signal) : Promise.resolve(null);
+      const beforeRead = writable ? gitStatus(sandbox, ctx.workspace.root, ctx.signal, opts.statusTimeoutMs) : Promise.resolve(null);
       beforeRead.catch(() => {}); // awaited below; a rejection before onSpawn ran must not go unhandled
+      // In a work tree, the status after's sandbox is set up while the command runs, held until
+      // it has ended. Its own signal: a cancel of the call still lets it read, briefly (below).
+      const quick = new AbortController();
+      const afterHeld = beforeRead.then((b) => (b === null ? null : heldGitStatus(sandbox, ctx.workspace.root, quick.signal, opts.statusTimeoutMs)), () => null);
+      const dropAfter = async (): Promise<void> => {
+        await (await afterHeld)?.drop();
+      };
       let lastProgress = -PROGRESS_EVERY_MS;
-      const run = await sandbox.run({
-        argv,
-        cwd: prepared.cwd,
-        env: built.env,
-        stdin,
-        timeoutMs: args.timeout_ms ?? SHELL_EXEC_DEFAULT_TIMEOUT_MS,
-        idleTimeoutMs: args.idle_timeout_ms ?? null,
-        ...(args.limits ? { limits: args.limits } : {}),
-        network: args.network ?? 'none',
-        ...(prepared.destinationGrant ? { proxy: { grant: prepared.destinationGrant, resolver } } : {}),
-        pty: args.pty ?? false,
-        workspaceWritable: writable,
-        // The toolchains go ahead of the default PATH; a PATH the call gives is taken as given.
-        toolchainEnv: !args.env?.pass?.includes('PATH') && !args.env?.secret?.includes('PATH') && args.env?.set?.['PATH'] === undefined,
-        secrets: built.secrets,
-        signal: ctx.signal,
-        openArtifact: (stream) => ctx.artifacts.writer('application/octet-stream', stream),
-        onChunk: (c) => {
-          if (c.at_ms - lastProgress < PROGRESS_EVERY_MS) return;
-          lastProgress = c.at_ms;
-          ctx.progress({ progress: c.seq + 1, message: `${c.stream}: chunk ${c.seq} (${c.bytes} bytes) at ${c.at_ms} ms` });
-        },
-        onSpawn: async () => {
-          await beforeRead;
-          await ctx.markSent();
-        },
-      });
+      let run: RunResult;
+      try {
+        run = await sandbox.run({
+          argv,
+          cwd: prepared.cwd,
+          env: built.env,
+          stdin,
+          timeoutMs: args.timeout_ms ?? SHELL_EXEC_DEFAULT_TIMEOUT_MS,
+          idleTimeoutMs: args.idle_timeout_ms ?? null,
+          ...(args.limits ? { limits: args.limits } : {}),
+          network: args.network ?? 'none',
+          ...(prepared.destinationGrant ? { proxy: { grant: prepared.destinationGrant, resolver } } : {}),
+          pty: args.pty ?? false,
+          workspaceWritable: writable,
+          // The toolchains go ahead of the default PATH; a PATH the call gives is taken as given.
+          toolchainEnv: !args.env?.pass?.includes('PATH') && !args.env?.secret?.includes('PATH') && args.env?.set?.['PATH'] === undefined,
+          secrets: built.secrets,
+          signal: ctx.signal,
+          openArtifact: (stream) => ctx.artifacts.writer('application/octet-stream', stream),
+          onChunk: (c) => {
+            if (c.at_ms - lastProgress < PROGRESS_EVERY_MS) return;
+            lastProgress = c.at_ms;
+            ctx.progress({ progress: c.seq + 1, message: `${c.stream}: chunk ${c.seq} (${c.bytes} bytes) at ${c.at_ms} ms` });
+          },
+          onSpawn: async () => {
+            await beforeRead;
+            await ctx.markSent();
+          },
+        });
+      } catch (e) {
+        await dropAfter();
+        throw e;
+      }
       const before = await beforeRead;
 
       const spawned = run.reason !== 'spawn_failed' || run.duration_ms > 0;
       let changed: { paths: string[]; truncated: boolean } | null = null;
       if (before && spawned) {
         // After a cancel the call's signal is aborted already; the evidence still matters, briefly.
-        const quick = new AbortController();
         const onAbort = (): void => quick.abort();
         let timer: NodeJS.Timeout | undefined;
         if (ctx.signal.aborted) timer = setTimeout(onAbort, GIT_STATUS_AFTER_ABORT_MS);
         else ctx.signal.addEventListener('abort', onAbort, { once: true });
         try {
-          const after = await gitStatus(sandbox, ctx.workspace.root, quick.signal);
+          const held = await afterHeld;
+          // A command that ran past the status timeout outlasted the held sandbox: a fresh one reads.
+          const taken = held?.take() ?? null;
+          const after = taken ? await taken : (await Promise.all([gitStatus(sandbox, ctx.workspace.root, quick.signal, opts.statusTimeoutMs), held?.drop()]))[0];
           if (after) changed = withoutHostCode(changedPaths(ctx.workspace.root, before, after));
         } finally {
           clearTimeout(timer);
           ctx.signal.removeEventListener('abort', onAbort);
         }
-      }
+      } else await dropAfter();
       const mayHaveChanged = changed ? changed.paths.length > 0 : writable && spawned;
       const revision = mayHaveChanged ? await ctx.revision.advance() : await ctx.revision.current();
       const collected = prepared.collect.length ? collectFiles(prepared.collect, ctx.workspace, ctx.artifacts, built.secrets) : [];

@@ -316,3 +316,20 @@ test('another run\'s placeholder for an absent toolgate.config.json, seen by one
     await r.done();
   }
 });
+
+test("the status after a command reads the work tree once the command has ended; a sandbox held past the status timeout is read afresh", async () => {
+  // The status after's sandbox is set up while the command runs and held until it ends: a change
+  // made at the command's last moment is in changed_paths. With a timeout shorter than the
+  // command, the held one is stopped first, and a fresh status reads the change.
+  const r = await rig({ git: true, tool: { statusTimeoutMs: 2_000 } });
+  try {
+    const late = await r.rt.call(call({ argv: ['sh', '-c', 'sleep 0.5; echo x > late.txt; echo y >> tracked.txt'] }));
+    assert.equal(late.status, 'succeeded', JSON.stringify(late.error));
+    assert.deepEqual(resultOf(late).changed_paths, ['late.txt', 'tracked.txt']);
+    const long = await r.rt.call(call({ argv: ['sh', '-c', 'sleep 4; echo z > later.txt'] }));
+    assert.equal(long.status, 'succeeded', JSON.stringify(long.error));
+    assert.deepEqual(resultOf(long).changed_paths, ['later.txt']);
+  } finally {
+    await r.done();
+  }
+});
