@@ -10,16 +10,16 @@ function escapeRegExp(s) { return s.replace(/[.*+?^${'$'}{}()|[\]\\\/-]/g, '\\$&
 function scanLiteral(buf, needle, want) {
   const hits = [];
   let count = 0;
-  let line = 1, lineStart = 0, scanned = 0;
+  // The next newline is found once, and a line's text made once for all its hits: per hit, both
+  // were quadratic in a long line of many hits (as in literal-scan.ts).
+  let line = 1, lineStart = 0, nextNewline = buf.indexOf(10), text = null;
   for (let i = buf.indexOf(needle, 0); i !== -1; i = buf.indexOf(needle, i + needle.length)) {
-    for (let nl = buf.indexOf(10, scanned); nl !== -1 && nl < i; nl = buf.indexOf(10, nl + 1)) { line++; lineStart = nl + 1; }
-    scanned = i;
+    while (nextNewline !== -1 && nextNewline < i) { line++; lineStart = nextNewline + 1; text = null; nextNewline = buf.indexOf(10, lineStart); }
     count++;
     if (want === 'paths') break;
     if (want === 'lines') {
-      let end = buf.indexOf(10, i);
-      if (end === -1) end = buf.length;
-      hits.push({ line, column: i - lineStart + 1, end_column: i - lineStart + needle.length + 1, text: buf.toString('utf8', lineStart, end) });
+      if (text === null) text = buf.toString('utf8', lineStart, nextNewline === -1 ? buf.length : nextNewline);
+      hits.push({ line, column: i - lineStart + 1, end_column: i - lineStart + needle.length + 1, text });
     }
   }
   return { hits, count };

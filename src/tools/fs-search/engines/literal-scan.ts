@@ -40,20 +40,21 @@ export function literalHits(b: Buffer, needle: Buffer): LineHit[] {
   const hits: LineHit[] = [];
   let line = 1;
   let lineStart = 0;
-  /** Newlines before this offset are counted. */
-  let counted = 0;
+  /**
+   * The first newline not yet counted (-1: none left), found once: looking for it again from
+   * each hit rescanned the rest of the line per hit, quadratic in a long line of many hits (a
+   * 4 MiB line of the needle held the event loop for 75 s).
+   */
+  let nextNewline = b.indexOf(10);
   let text: string | null = null;
   for (let i = b.indexOf(needle); i !== -1; i = b.indexOf(needle, i + needle.length)) {
-    for (let nl = b.indexOf(10, counted); nl !== -1 && nl < i; nl = b.indexOf(10, nl + 1)) {
+    while (nextNewline !== -1 && nextNewline < i) {
       line++;
-      lineStart = nl + 1;
+      lineStart = nextNewline + 1;
       text = null;
+      nextNewline = b.indexOf(10, lineStart);
     }
-    counted = i;
-    if (text === null) {
-      const end = b.indexOf(10, i);
-      text = stripTerminator(b.toString('utf8', lineStart, end === -1 ? b.length : end));
-    }
+    text ??= stripTerminator(b.toString('utf8', lineStart, nextNewline === -1 ? b.length : nextNewline));
     hits.push({ line, column: i - lineStart + 1, end_column: i - lineStart + needle.length + 1, text });
   }
   return hits;

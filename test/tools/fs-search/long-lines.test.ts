@@ -1,0 +1,104 @@
+// A line of a million matches: work in proportion to its length, not to its length times its
+// matches. Found 2026-12-06 (issue 14): the first page of a 4 MiB line of the needle held the
+// event loop for 75 s (the in-process scan looked for the line's end again from every hit), and a
+// regex or case-insensitive search of a 1 MB such line ran past its 10 s timeout with nothing
+// (ripgrep's 52 MB match record was joined and searched again from its start with each chunk).
+// The counts below are of work done, not of time: they hold on a slow machine as on a fast one.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { harness, write, type Harness } from './fixture.js';
+import { RecordSplitter } from '../../../src/resources/index.js';
+import { literalHits } from '../../../src/tools/fs-search/engines/literal-scan.js';
+import type { FsSearchResult } from '../../../src/tools/fs-search/schema.js';
+
+/** `b` with its indexOf counting the bytes each call looked at (to its answer, or to the end). */
+function counting(b: Buffer): { buf: Buffer; scanned: () => number } {
+  let scanned = 0;
+  const indexOf = b.indexOf.bind(b);
+  Object.defineProperty(b, 'indexOf', {
+    value: (v: string | number | Uint8Array, from = 0): number => {
+      const at = indexOf(v, from);
+      scanned += (at === -1 ? b.length : at) - from;
+      return at;
+    },
+  });
+  return { buf: b, scanned: () => scanned };
+}
+
+describe('a long line of many matches', () => {
+  it('literalHits finds every hit of it, looking at each byte a bounded number of times', () => {
+    const n = 100_000;
+    const { buf, scanned } = counting(Buffer.from(`first line\n${'ab'.repeat(n)}\nlast ab\n`));
+    const hits = literalHits(buf, Buffer.from('ab'));
+    assert.equal(hits.length, n + 1);
+    assert.deepEqual({ ...hits[0], text: hits[0]?.text.length }, { line: 2, column: 1, end_column: 3, text: 2 * n });
+    assert.deepEqual({ ...hits[n - 1], text: hits[n - 1]?.text.length }, { line: 2, column: 2 * n - 1, end_column: 2 * n + 1, text: 2 * n });
+    assert.deepEqual(hits[n], { line: 3, column: 6, end_column: 8, text: 'last ab' });
+    // Each hit's search for the needle, and the newlines once: a few times the buffer. Looking
+    // for the line's end from every hit was n²: 10^10 bytes here.
+    assert.ok(scanned() <= 4 * buf.length, `looked at ${scanned()} bytes of ${buf.length}`);
+  });
+
+  it('RecordSplitter joins a record of many chunks once, and keeps no view of a chunk its caller reuses', () => {
+    const splitter = new RecordSplitter(10);
+    const records: string[] = [];
+    const chunk = Buffer.alloc(64 * 1024);
+    const big = 'x'.repeat(4 * 1024 * 1024);
+    const stream = Buffer.from(`one\n${big}\nthree\nfour`);
+    const concat = Buffer.concat;
+    let joined = 0;
+    Buffer.concat = (list: readonly Uint8Array[], total?: number): Buffer<ArrayBuffer> => {
+      const out = concat(list, total);
+      joined += out.length;
+      return out;
+    };
+    try {
+      for (let at = 0; at < stream.length; at += chunk.length) {
+        const n = stream.copy(chunk, 0, at, at + chunk.length);
+        splitter.push(chunk.subarray(0, n), (r) => void records.push(r.toString()));
+        chunk.fill(0x3f); // the caller's buffer, reused for the next read
+      }
+    } finally {
+      Buffer.concat = concat;
+    }
+    assert.deepEqual(records.map((r) => (r === big ? 'big' : r)), ['one', 'big', 'three']);
+    assert.equal(splitter.flush()?.toString(), 'four');
+    // The 4 MiB record once (plus a short one across a chunk's edge); joining at each of its 64 chunks was 130 MiB.
+    assert.ok(joined <= big.length + 64 * 1024, `joined ${joined} bytes for a record of ${big.length}`);
+  });
+
+  describe('through fs.search', () => {
+    let root: string;
+    let h: Harness;
+    before(async () => {
+      root = mkdtempSync(join(tmpdir(), 'fs-search-long-'));
+      write(root, 'min.js', `${'a'.repeat(1_000_000)}\n`);
+      write(root, 'other.txt', 'a\n');
+      h = await harness(root);
+    });
+    after(async () => {
+      await h.close();
+      rmSync(root, { recursive: true, force: true });
+    });
+
+    for (const [what, args] of [
+      ['a case-sensitive literal (scanned in process)', { query: 'a' }],
+      ['a case-insensitive literal (ripgrep)', { query: 'A', case_sensitive: false }],
+      ['a regex (ripgrep)', { query: 'a+?', mode: 'regex' }],
+    ] as const) {
+      it(`${what}: its first page is the line's first 200 matches`, async () => {
+        const r = await h.call({ ...args, max_results: 200, timeout_ms: 60_000 });
+        assert.equal(r.status, 'succeeded', JSON.stringify(r.error));
+        const res = r.result as FsSearchResult;
+        assert.equal(res.truncation_reason, 'max_results');
+        assert.deepEqual(
+          res.matches?.map((m) => [m.path, m.line, m.column]),
+          Array.from({ length: 200 }, (_, i) => ['min.js', 1, i + 1]),
+        );
+      });
+    }
+  });
+});
