@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { harness, write, type Harness } from './fixture.js';
 import { RecordSplitter } from '../../../src/resources/index.js';
 import { literalHits } from '../../../src/tools/fs-search/engines/literal-scan.js';
+import { PageBuilder } from '../../../src/tools/fs-search/page.js';
 import type { FsSearchResult } from '../../../src/tools/fs-search/schema.js';
 
 /** `b` with its indexOf counting the bytes each call looked at (to its answer, or to the end). */
@@ -68,6 +69,29 @@ describe('a long line of many matches', () => {
     assert.equal(splitter.flush()?.toString(), 'four');
     // The 4 MiB record once (plus a short one across a chunk's edge); joining at each of its 64 chunks was 130 MiB.
     assert.ok(joined <= big.length + 64 * 1024, `joined ${joined} bytes for a record of ${big.length}`);
+  });
+
+  it("a page cuts the hits of one long line from one encoding of it, each around its own column", () => {
+    const line = `${'é'.repeat(50_000)}${'a'.repeat(1_000_000)}`;
+    const start = 100_000; // bytes: the 50,000 two-byte characters
+    const hits = Array.from({ length: 300 }, (_, i) => ({ line: 1, column: start + 1 + i, end_column: start + 2 + i, text: line }));
+    const page = new PageBuilder('matches', null, 200, 1024 * 1024, 0);
+    const from = Buffer.from;
+    let encoded = 0;
+    Buffer.from = ((value: unknown, ...rest: unknown[]) => {
+      if (value === line) encoded++;
+      return (from as (...a: unknown[]) => Buffer)(value, ...rest);
+    }) as typeof Buffer.from;
+    try {
+      assert.equal(page.addFile({ path: 'min.js', hits, count: hits.length }, { lines: () => null }), false);
+    } finally {
+      Buffer.from = from;
+    }
+    assert.equal(page.matches.length, 200);
+    assert.equal(encoded, 1, 'the line was encoded once for the page, not once a hit');
+    // Each cut still starts 60 bytes before its own column, on a character boundary, 240 bytes long.
+    assert.equal(page.matches[0]?.text, `${'é'.repeat(30)}${'a'.repeat(180)}`);
+    assert.equal(page.matches[199]?.text, 'a'.repeat(240));
   });
 
   describe('through fs.search', () => {
