@@ -2,7 +2,8 @@
 // matches. Found 2026-12-06 (issue 14): the first page of a 4 MiB line of the needle held the
 // event loop for 75 s (the in-process scan looked for the line's end again from every hit), and a
 // regex or case-insensitive search of a 1 MB such line ran past its 10 s timeout with nothing
-// (ripgrep's 52 MB match record was joined and searched again from its start with each chunk).
+// (ripgrep's 52 MB match record was joined and searched again from its start with each chunk;
+// in multiline mode each submatch was placed by a walk from the record's start).
 // The counts below are of work done, not of time: they hold on a slow machine as on a fast one.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -112,6 +113,7 @@ describe('a long line of many matches', () => {
       ['a case-sensitive literal (scanned in process)', { query: 'a' }],
       ['a case-insensitive literal (ripgrep)', { query: 'A', case_sensitive: false }],
       ['a regex (ripgrep)', { query: 'a+?', mode: 'regex' }],
+      ['a multiline regex (ripgrep, each submatch placed in the record)', { query: 'a+?', mode: 'regex', multiline: true }],
     ] as const) {
       it(`${what}: its first page is the line's first 200 matches`, async () => {
         const r = await h.call({ ...args, max_results: 200, timeout_ms: 60_000 });
