@@ -1,8 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
-import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { newTaskId } from '../protocol/index.js';
 import type { Runtime } from '../runtime/index.js';
 import { createMcpServer, type McpServerOptions } from './mcp-server.js';
+import { LineStdioTransport } from './stdio-transport.js';
 import { ToolListing } from './tool-listing.js';
 
 export interface StdioServeOptions extends McpServerOptions {
@@ -11,6 +12,8 @@ export interface StdioServeOptions extends McpServerOptions {
   readonly input?: Readable;
   readonly output?: Writable;
   readonly onError?: (error: Error) => void;
+  /** The largest message read; a request over it is answered with an error (stdio-transport.ts). Default 64 MiB. */
+  readonly maxMessageBytes?: number;
 }
 
 export interface StdioServing {
@@ -28,7 +31,7 @@ export function serveMcpStdio(rt: Runtime, opts: StdioServeOptions = {}): StdioS
   // The session is one task: it is listed what it pins (a canary version only when it is in the canary).
   const listing = new ToolListing(rt.registry.currentOf(rt.registry.manifestFor(taskId, Date.now())));
   const input = opts.input ?? process.stdin;
-  const transport = new StdioServerTransport(input, opts.output ?? process.stdout);
+  const transport = new LineStdioTransport(input, opts.output ?? process.stdout, opts.maxMessageBytes === undefined ? {} : { maxMessageBytes: opts.maxMessageBytes });
   const handle = serveStdio(() => createMcpServer(rt, listing, { taskId }, opts), {
     transport,
     ...(opts.onError ? { onerror: opts.onError } : {}),

@@ -12,6 +12,7 @@ interface Config {
   readonly ledger: string;
   readonly grant?: TaskGrant;
   readonly taskId?: string;
+  readonly maxMessageBytes?: number;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as Config;
@@ -21,6 +22,6 @@ const rt = await createRuntime({
   tools: [...builtinTools(), slowTool(config.ledger)],
   ...(config.grant ? { grant: config.grant } : {}),
 });
-const serving = serveMcpStdio(rt, { ...(config.taskId ? { taskId: config.taskId } : {}), onError: (e) => process.stderr.write(`mcp: ${e.message}\n`) });
+const serving = serveMcpStdio(rt, { ...(config.taskId ? { taskId: config.taskId } : {}), ...(config.maxMessageBytes ? { maxMessageBytes: config.maxMessageBytes } : {}), onError: (e) => process.stderr.write(`mcp: ${e.message}\n`) });
 await serving.closed;
 await rt.close();
