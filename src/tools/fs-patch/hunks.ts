@@ -5,6 +5,15 @@ import { ToolgateError } from '../../protocol/index.js';
 import type { Hunk } from './parse.js';
 import { closestCandidates, type Lines } from './text.js';
 
+/**
+ * Appends `items[from..to)` one by one: a spread (`out.push(...lines)`) passes each line as an
+ * argument, and a file or hunk of a few hundred thousand lines overflowed the call stack
+ * (`execution_failed: Maximum call stack size exceeded` for a one-line change to a 300,000-line file).
+ */
+function append(out: string[], items: readonly string[], from = 0, to = items.length): void {
+  for (let i = from; i < to; i++) out.push(items[i] as string);
+}
+
 function matchesAt(file: readonly string[], p: number, old: readonly string[]): boolean {
   for (let j = 0; j < old.length; j++) if (file[p + j] !== old[j]) return false;
   return true;
@@ -42,14 +51,14 @@ export function applyHunks(path: string, before: Lines, hunks: readonly Hunk[]):
         candidates: closestCandidates(file, old),
       });
     }
-    out.push(...file.slice(pos, found));
+    append(out, file, pos, found);
     const newStart = neu.length === 0 ? out.length : out.length + 1;
-    out.push(...neu);
+    append(out, neu);
     applied.push({ ...h, oldStart: old.length === 0 ? found : found + 1, newStart });
     pos = found + old.length;
     drift = found - (h.oldLines === 0 ? h.oldStart : h.oldStart - 1);
     if (pos === n) eofNewline = !h.newNoNewline;
   });
-  out.push(...file.slice(pos));
+  append(out, file, pos);
   return { after: { lines: out, eofNewline }, hunks: applied };
 }

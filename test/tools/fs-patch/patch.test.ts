@@ -195,3 +195,16 @@ void test('a patch never writes through a hard link, a parent link or a final li
     assert.equal(readFileSync(join(h.outside, 'shared.txt'), 'utf8'), 'secret = 1\n');
     assert.deepEqual(readdirSync(h.outside), ['shared.txt']);
   }));
+
+void test('a diff to a file of 300,000 lines, and one that creates such a file, apply (no line is passed as an argument)', () =>
+  withHarness(async (h) => {
+    const n = 300_000;
+    const lines = Array.from({ length: n }, (_, i) => `l${i}`);
+    writeFileSync(join(h.root, 'big.txt'), `${lines.join('\n')}\n`);
+    const change = await h.call('fs.patch', { unified_diff: `--- a/big.txt\n+++ b/big.txt\n@@ -${n - 1},2 +${n - 1},2 @@\n l${n - 2}\n-l${n - 1}\n+L${n - 1}\n` });
+    assert.equal(change.status, 'succeeded', JSON.stringify(change.error));
+    assert.equal(readFileSync(join(h.root, 'big.txt'), 'utf8'), `${[...lines.slice(0, -1), `L${n - 1}`].join('\n')}\n`);
+    const create = await h.call('fs.patch', { unified_diff: `--- /dev/null\n+++ b/made.txt\n@@ -0,0 +1,${n} @@\n${lines.map((l) => `+${l}`).join('\n')}\n` });
+    assert.equal(create.status, 'succeeded', JSON.stringify(create.error));
+    assert.equal(readFileSync(join(h.root, 'made.txt'), 'utf8'), `${lines.join('\n')}\n`);
+  }));
