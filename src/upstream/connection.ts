@@ -10,6 +10,15 @@ import { isStdio, type UpstreamConfig } from './config.js';
 import { launchOf, type Launch, type LaunchContext } from './launch.js';
 
 /** Why the tool list was read. */
+/**
+ * The largest message read from a stdio upstream. The SDK's transport closes the connection on a
+ * message over its buffer (10 MB by default): a large result then failed the call as a crash
+ * (`upstream_unavailable`) and restarted the upstream, its state lost, instead of reaching the
+ * runtime, which keeps a large result as an artifact. As `serve --stdio`'s own bound
+ * (src/server/stdio-transport.ts).
+ */
+export const UPSTREAM_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
 export type ListingCause = 'start' | 'restart' | 'list_changed' | 'check';
 
 export interface ConnectionHooks {
@@ -168,7 +177,7 @@ export class UpstreamConnection {
       // the start); the data dir Toolgate made stays the same across restarts.
       const l = launchOf(this.name, this.#launch?.ownsDataDir ? { ...c, data_dir: this.#launch.dataDir } : c, this.#launchCtx);
       this.#launch = this.#launch?.ownsDataDir ? { ...l, ownsDataDir: true } : l;
-      return new StdioClientTransport({ command: l.command, args: l.args, env: l.env, cwd: '/', stderr: 'ignore' });
+      return new StdioClientTransport({ command: l.command, args: l.args, env: l.env, cwd: '/', stderr: 'ignore', maxBufferSize: UPSTREAM_MAX_MESSAGE_BYTES });
     }
     const headers: Record<string, string> = {};
     for (const [h, ref] of Object.entries(c.headers)) {

@@ -22,7 +22,7 @@ describe('upstream tools through the pipeline (a real McpServer under bubblewrap
     const names = h.rt.registry.current().map((t) => t.name).filter((n) => n.startsWith('issues.'));
     assert.deepEqual(names, ['issues.create_issue', 'issues.find_issue', 'issues.hang', 'issues.list_issues', 'issues.probe']);
     const status = h.rt.gateway?.status()[0];
-    assert.deepEqual(status?.refused, ['echo']);
+    assert.deepEqual(status?.refused, ['big', 'echo']);
   });
 
   it('a manifested read: the repository argument is a normalized Toolgate::Resource, allowed without approval', async () => {
@@ -99,7 +99,7 @@ describe('an unmanifested tool under "approve"', () => {
   it('is admitted as unclassified: every call needs an approval, then goes through', async () => {
     const h = await openHarness({ unmanifested: 'approve' });
     try {
-      assert.deepEqual(h.rt.gateway?.status()[0]?.unclassified, ['echo']);
+      assert.deepEqual(h.rt.gateway?.status()[0]?.unclassified, ['big', 'echo']);
       const entry = h.rt.registry.current().find((t) => t.name === 'issues.echo');
       assert.equal(entry?.owner, 'upstream:issues (unclassified)');
       const asked = await h.call('t-u', 'issues.echo', { text: 'hi' });
