@@ -108,8 +108,10 @@ export class LineStdioTransport implements Transport {
   /** A piece of the current message; `ends`: the message ends with it. */
   #take(piece: Buffer, ends: boolean): void {
     if (this.#skipping === null && this.#bytes + piece.length > this.#max) {
-      const head = Buffer.concat([...this.#parts, piece.subarray(0, ID_BYTES)]).subarray(0, ID_BYTES);
-      this.#skipping = { head: Buffer.from(head), tail: Buffer.alloc(0), bytes: this.#bytes };
+      // What was held goes, but its first and last bytes are kept: the id may lie in either.
+      const held = Buffer.concat(this.#parts);
+      const head = Buffer.concat([held.subarray(0, ID_BYTES), piece.subarray(0, ID_BYTES)]).subarray(0, ID_BYTES);
+      this.#skipping = { head: Buffer.from(head), tail: Buffer.from(held.subarray(-ID_BYTES)), bytes: this.#bytes };
       this.#parts = [];
       this.#bytes = 0;
     }

@@ -81,6 +81,22 @@ void describe('LineStdioTransport', () => {
     }
   });
 
+  void it('finds an id that closes the message in the chunk where it passes the bound', async () => {
+    // All but the last 4 bytes held, then `:5}` and the newline: the id's key is in what was held.
+    const body = `{"jsonrpc":"2.0","method":"x","params":{"c":"${'x'.repeat(10_000)}"},"id":5}\n`; // longer than the 4 KiB kept at its start
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const t = new LineStdioTransport(input, output, { maxMessageBytes: body.length - 3 });
+    await t.start();
+    const written: string[] = [];
+    output.on('data', (c: Buffer) => void written.push(c.toString()));
+    input.write(body.slice(0, body.length - 4));
+    input.write(body.slice(body.length - 4));
+    await new Promise((resolve) => setImmediate(resolve));
+    await t.close();
+    assert.equal((JSON.parse(written.join('')) as { id: number }).id, 5);
+  });
+
   void it('joins a message of many chunks once', async () => {
     const content = 'y'.repeat(4 * 1024 * 1024);
     const concat = Buffer.concat;
