@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { LineStdioTransport, requestIdOf } from '../../src/server/stdio-transport.js';
 import { tempDirs } from '../support/fixtures.js';
+import { joinedBytes } from '../support/joined-bytes.js';
 
 const MAIN = join(import.meta.dirname, '../support/mcp-stdio-main.ts');
 
@@ -99,19 +100,7 @@ void describe('LineStdioTransport', () => {
 
   void it('joins a message of many chunks once', async () => {
     const content = 'y'.repeat(4 * 1024 * 1024);
-    const concat = Buffer.concat;
-    let joined = 0;
-    Buffer.concat = (list: readonly Uint8Array[], total?: number): Buffer<ArrayBuffer> => {
-      const out = concat(list, total);
-      joined += out.length;
-      return out;
-    };
-    let r: Awaited<ReturnType<typeof feed>>;
-    try {
-      r = await feed(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"c":"${content}"}}\n`, 64 * 1024, 64 * 1024 * 1024);
-    } finally {
-      Buffer.concat = concat;
-    }
+    const { result: r, joined } = await joinedBytes(() => feed(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"c":"${content}"}}\n`, 64 * 1024, 64 * 1024 * 1024));
     assert.equal((r.delivered[0] as unknown as { params: { c: string } }).params.c, content);
     // Once (the SDK's transport joined at each of the 64 chunks: 130 MiB).
     assert.ok(joined <= content.length + 64 * 1024, `joined ${joined} bytes`);

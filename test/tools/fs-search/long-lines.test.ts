@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { harness, write, type Harness } from './fixture.js';
+import { joinedBytes } from '../../support/joined-bytes.js';
 import { RecordSplitter } from '../../../src/resources/index.js';
 import { literalHits } from '../../../src/tools/fs-search/engines/literal-scan.js';
 import { PageBuilder } from '../../../src/tools/fs-search/page.js';
@@ -44,28 +45,19 @@ describe('a long line of many matches', () => {
     assert.ok(scanned() <= 4 * buf.length, `looked at ${scanned()} bytes of ${buf.length}`);
   });
 
-  it('RecordSplitter joins a record of many chunks once, and keeps no view of a chunk its caller reuses', () => {
+  it('RecordSplitter joins a record of many chunks once, and keeps no view of a chunk its caller reuses', async () => {
     const splitter = new RecordSplitter(10);
     const records: string[] = [];
     const chunk = Buffer.alloc(64 * 1024);
     const big = 'x'.repeat(4 * 1024 * 1024);
     const stream = Buffer.from(`one\n${big}\nthree\nfour`);
-    const concat = Buffer.concat;
-    let joined = 0;
-    Buffer.concat = (list: readonly Uint8Array[], total?: number): Buffer<ArrayBuffer> => {
-      const out = concat(list, total);
-      joined += out.length;
-      return out;
-    };
-    try {
+    const { joined } = await joinedBytes(() => {
       for (let at = 0; at < stream.length; at += chunk.length) {
         const n = stream.copy(chunk, 0, at, at + chunk.length);
         splitter.push(chunk.subarray(0, n), (r) => void records.push(r.toString()));
         chunk.fill(0x3f); // the caller's buffer, reused for the next read
       }
-    } finally {
-      Buffer.concat = concat;
-    }
+    });
     assert.deepEqual(records.map((r) => (r === big ? 'big' : r)), ['one', 'big', 'three']);
     assert.equal(splitter.flush()?.toString(), 'four');
     // The 4 MiB record once (plus a short one across a chunk's edge); joining at each of its 64 chunks was 130 MiB.
