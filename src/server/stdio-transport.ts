@@ -62,6 +62,18 @@ export function requestIdOf(head: string, tail: string): string | number | null 
   return last === null ? null : idValue(last[1] as string);
 }
 
+/** The parts at one end of `parts` that hold at least ID_BYTES (all of them if fewer), joined. */
+function edgeOf(parts: readonly Buffer[], end: 'start' | 'end'): Buffer {
+  const taken: Buffer[] = [];
+  let bytes = 0;
+  for (let i = 0; i < parts.length && bytes < ID_BYTES; i++) {
+    const part = parts[end === 'start' ? i : parts.length - 1 - i] as Buffer;
+    taken.push(part);
+    bytes += part.length;
+  }
+  return Buffer.concat(end === 'start' ? taken : taken.reverse());
+}
+
 export class LineStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -108,10 +120,10 @@ export class LineStdioTransport implements Transport {
   /** A piece of the current message; `ends`: the message ends with it. */
   #take(piece: Buffer, ends: boolean): void {
     if (this.#skipping === null && this.#bytes + piece.length > this.#max) {
-      // What was held goes, but its first and last bytes are kept: the id may lie in either.
-      const held = Buffer.concat(this.#parts);
-      const head = Buffer.concat([held.subarray(0, ID_BYTES), piece.subarray(0, ID_BYTES)]).subarray(0, ID_BYTES);
-      this.#skipping = { head: Buffer.from(head), tail: Buffer.from(held.subarray(-ID_BYTES)), bytes: this.#bytes };
+      // What was held goes, but its first and last bytes are kept (joined from the parts at each
+      // end only, not the whole): the id may lie in either.
+      const head = Buffer.concat([edgeOf(this.#parts, 'start'), piece.subarray(0, ID_BYTES)]).subarray(0, ID_BYTES);
+      this.#skipping = { head: Buffer.from(head), tail: Buffer.from(edgeOf(this.#parts, 'end').subarray(-ID_BYTES)), bytes: this.#bytes };
       this.#parts = [];
       this.#bytes = 0;
     }
