@@ -89,6 +89,16 @@ export class LineStdioTransport implements Transport {
   #skipping: { head: Buffer; tail: Buffer; bytes: number } | null = null;
   #started = false;
   #closed = false;
+  /**
+   * Whether the output is corked until the current turn's ticks and microtasks are done. The
+   * answers of calls whose receipts one writer batch committed are all made in that turn: corked,
+   * they leave in one write(2) instead of one each, and the client wakes once for them.
+   */
+  #corked = false;
+  readonly #uncork = (): void => {
+    this.#corked = false;
+    this.#output.uncork();
+  };
 
   constructor(input: Readable, output: Writable, opts: { readonly maxMessageBytes?: number } = {}) {
     this.#input = input;
@@ -213,6 +223,11 @@ export class LineStdioTransport implements Transport {
       const onError = (error: Error): void => settle(error);
       const onDrain = (): void => settle();
       this.#output.once('error', onError);
+      if (!this.#corked) {
+        this.#corked = true;
+        this.#output.cork();
+        process.nextTick(this.#uncork);
+      }
       if (this.#output.write(serializeMessage(message))) settle();
       else if (!settled) this.#output.once('drain', onDrain);
     });

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
@@ -96,6 +96,33 @@ void describe('LineStdioTransport', () => {
     await new Promise((resolve) => setImmediate(resolve));
     await t.close();
     assert.equal((JSON.parse(written.join('')) as { id: number }).id, 5);
+  });
+
+  void it('sends the answers made in one turn in one write, in order', async () => {
+    // Each write to a pipe is a syscall and wakes the client: the answers of calls one receipt
+    // batch committed are made in one turn and leave together.
+    const writes: string[][] = [];
+    const output = new Writable({
+      writev(chunks, done) {
+        writes.push(chunks.map((c) => String(c.chunk)));
+        done();
+      },
+      write(chunk, _enc, done) {
+        writes.push([String(chunk)]);
+        done();
+      },
+    });
+    const t = new LineStdioTransport(new PassThrough(), output);
+    await t.start();
+    const ping = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: {} });
+    const sent = [t.send(ping(1)), Promise.resolve().then(() => t.send(ping(2))), t.send(ping(3))];
+    await Promise.all(sent);
+    await new Promise((resolve) => setImmediate(resolve));
+    await t.send(ping(4));
+    await new Promise((resolve) => setImmediate(resolve));
+    await t.close();
+    const ids = writes.map((w) => w.flatMap((c) => c.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { id: number }).id)));
+    assert.deepEqual(ids, [[1, 3, 2], [4]]);
   });
 
   void it('joins a message of many chunks once', async () => {
