@@ -17,6 +17,11 @@ export function cutLine(text: string, start = 0, encoded?: Buffer): string {
   if (text.length * 3 <= MAX_LINE_BYTES) return text; // at most 3 bytes a UTF-16 unit: it fits
   const buf = encoded ?? Buffer.from(text, 'utf8');
   if (buf.length <= MAX_LINE_BYTES) return text;
+  return cutBytes(buf, start);
+}
+
+/** A line's UTF-8 longer than MAX_LINE_BYTES, cut around byte `start` on character boundaries. */
+export function cutBytes(buf: Buffer, start = 0): string {
   let from = Math.max(0, Math.min(start - LEAD_BYTES, buf.length - MAX_LINE_BYTES));
   while (from > 0 && ((buf[from] as number) & 0xc0) === 0x80) from--;
   let to = Math.min(buf.length, from + MAX_LINE_BYTES);
@@ -25,8 +30,11 @@ export function cutLine(text: string, start = 0, encoded?: Buffer): string {
 }
 
 export interface ContextSource {
-  /** Lines of a file (terminators stripped), or null when it cannot be read. */
-  lines(path: string): readonly string[] | null;
+  /**
+   * Up to `count` lines of a file from line `first` (1-based; fewer at its end), terminators
+   * stripped and each cut as a result line is (cutLine), or null when the file cannot be read.
+   */
+  lines(path: string, first: number, count: number): string[] | null;
 }
 
 export class PageBuilder {
@@ -92,9 +100,9 @@ export class PageBuilder {
       ...(h.container !== undefined ? { container: h.container } : {}),
     };
     if (this.#contextLines === 0 || h.line < 1) return m;
-    const lines = context.lines(path) ?? [];
-    const before = lines.slice(Math.max(0, h.line - 1 - this.#contextLines), h.line - 1).map((l) => cutLine(l));
-    const after = lines.slice(h.line, h.line + this.#contextLines).map((l) => cutLine(l));
+    const first = Math.max(1, h.line - this.#contextLines);
+    const before = context.lines(path, first, h.line - first) ?? [];
+    const after = context.lines(path, h.line + 1, this.#contextLines) ?? [];
     return { ...m, context: { before, after } };
   }
 
