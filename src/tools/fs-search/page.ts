@@ -112,6 +112,17 @@ export class PageBuilder {
     return cutLine(text, start, this.#encoded.buf);
   }
 
+  /**
+   * Whether `file`'s hits not yet returned are more than the page has room for, so that the page
+   * fills before their end: hits past a capped file's last are not needed then.
+   */
+  fillsWith(file: FileHits): boolean {
+    if (this.#output !== 'matches') return false;
+    let room = this.#maxResults - this.#items;
+    for (const h of file.hits) if (!alreadyReturned(this.#from, file.path, h.line, h.column) && --room < 0) return true;
+    return false;
+  }
+
   /** Adds a file's results; returns false once the page is full. */
   addFile(file: FileHits, context: ContextSource): boolean {
     if (this.full) return false;

@@ -15,7 +15,7 @@ import type { ContentClassCache } from './content-class.js';
 import { PageBuilder } from './page.js';
 import { resumeIndex } from './order.js';
 import type { FsSearchArgs, FsSearchResult, SkippedCounts, StructuralLanguage } from './schema.js';
-import type { ContentEngine, FileHits, SearchAnswer } from './engines/types.js';
+import type { ContentEngine, ContentQuery, FileHits, SearchAnswer } from './engines/types.js';
 import { findDefinitions, findStructural, parseSymbolQuery } from './engines/ast-search.js';
 import { languageOf } from './engines/ast-languages.js';
 
@@ -70,9 +70,16 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
       const fullScan = a.output !== 'matches';
       const progress = (): { room: number; found: number } => ({ room: fullScan ? Infinity : a.max_results - page.results, found: page.results });
 
+      /**
+       * Matching lines a file's hits may stop at (want `lines`): the lines up to the cursor, where
+       * a page that goes on in that file starts, and one more result than a page holds. A page of
+       * 200 results from a log of a million matching lines needs 201 of them; ripgrep printed a
+       * million JSON records for it (2.7 s) and the in-process scan made a million hits (0.2 s).
+       */
+      const lineCap = fullScan ? undefined : (start?.cursor?.line ?? 0) + a.max_results + 1;
       /** Feeds one batch's answer to the page; false once it is full. */
-      const take = (found: readonly FileHits[], checkContent: boolean): boolean => {
-        for (const f of found) {
+      const take = async (found: readonly FileHits[], checkContent: boolean, q?: ContentQuery): Promise<boolean> => {
+        for (let f of found) {
           if (checkContent) {
             const facts = deps.heads.facts(reader, f.path);
             if (facts === null) continue; // gone, or now a link: not searched
@@ -84,6 +91,14 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
               content.generated++;
               continue;
             }
+          }
+          if (f.capped === true && !page.fillsWith(f)) {
+            // Fewer results than matching lines (a regex that matches only the empty string on
+            // some of them): the rest of the file is needed after all.
+            if (engine === null || q === undefined) throw new ToolgateError('internal_error', `a capped file without its engine: ${f.path}`);
+            const whole = (await engine.search([f.path], q, reader, signal)).found[0];
+            if (whole === undefined) continue;
+            f = whole;
           }
           if (!page.addFile(f, lines)) return false;
         }
@@ -123,7 +138,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
               // ripgrep runs on the first batch while the kept list is checked here.
               unconfirmed = undefined;
               const speculative = new AbortController();
-              const run = engine.search(batch, q, reader, AbortSignal.any([signal, speculative.signal]), stopAfter);
+              const run = engine.search(batch, q, reader, AbortSignal.any([signal, speculative.signal]), stopAfter, lineCap);
               run.catch(() => undefined); // awaited below, after the check
               let ok = false;
               try {
@@ -140,10 +155,10 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
               }
               answer = await run;
             } else {
-              answer = await engine.search(batch, q, reader, signal, stopAfter);
+              answer = await engine.search(batch, q, reader, signal, stopAfter, lineCap);
             }
             plan.consumed(answer.searched);
-            if (!take(answer.found, true)) break;
+            if (!(await take(answer.found, true, q))) break;
             page.scannedThrough(batch[answer.searched - 1] as string);
           }
           break;
@@ -159,7 +174,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
             // Only files that contain the name are parsed.
             const holding = (await engine.search(batch, q, reader, signal)).found.map((f) => f.path);
             const found = await findDefinitions(holding, symbol, a.case_sensitive, reader, signal);
-            if (!take(found, true)) break;
+            if (!(await take(found, true))) break;
             page.scannedThrough(batch[batch.length - 1] as string);
           }
           break;
@@ -173,7 +188,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
           });
           for (const batch of new Batches(pageDeadline, progress, FIRST_PARSE_BATCH).over(sources, 0, false)) {
             const found = await findStructural(batch, a.query, langs, reader, signal);
-            if (!take(found, true)) break;
+            if (!(await take(found, true))) break;
             page.scannedThrough(batch[batch.length - 1] as string);
           }
           break;

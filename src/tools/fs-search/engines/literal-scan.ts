@@ -15,7 +15,7 @@
 import { closeSync } from 'node:fs';
 import { readAtAsync, readInto, SYNC_READ_MAX } from '../../../resources/index.js';
 import type { FileReader } from '../file-access.js';
-import { stripTerminator, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
+import { linesHit, stripTerminator, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
 
 /** Larger files go to ripgrep: at most this much of a file is held in memory here. */
 export const IN_PROCESS_MAX_BYTES = 4 * 1024 * 1024;
@@ -33,11 +33,13 @@ export function hasBom(b: Buffer): boolean {
 }
 
 /**
- * Every occurrence of `needle` in `b`, as ripgrep's match records give them (one hit a
- * submatch). Calls nothing but `stripTerminator`: scan-workers.ts runs its source in a worker.
+ * Every occurrence of `needle` in `b` on its first `maxLines` matching lines, as ripgrep's match
+ * records give them (one hit a submatch; `rg --max-count`). Calls nothing but `stripTerminator`: scan-workers.ts runs its source in a worker.
  */
-export function literalHits(b: Buffer, needle: Buffer): LineHit[] {
+export function literalHits(b: Buffer, needle: Buffer, maxLines = Infinity): LineHit[] {
   const hits: LineHit[] = [];
+  /** Matching lines so far: the scan stops before a hit on one more than `maxLines`. */
+  let lines = 0;
   let line = 1;
   let lineStart = 0;
   /**
@@ -54,7 +56,11 @@ export function literalHits(b: Buffer, needle: Buffer): LineHit[] {
       text = null;
       nextNewline = b.indexOf(10, lineStart);
     }
-    text ??= stripTerminator(b.toString('utf8', lineStart, nextNewline === -1 ? b.length : nextNewline));
+    if (text === null) {
+      if (lines === maxLines) break;
+      lines++;
+      text = stripTerminator(b.toString('utf8', lineStart, nextNewline === -1 ? b.length : nextNewline));
+    }
     hits.push({ line, column: i - lineStart + 1, end_column: i - lineStart + needle.length + 1, text });
   }
   return hits;
@@ -67,7 +73,7 @@ type Delegate = (path: string) => Promise<SearchAnswer>;
  * counts the files finished. `delegate` searches one file with ripgrep (one with a byte order
  * mark, or too large to hold here).
  */
-export async function scanLiterals(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number, delegate: Delegate): Promise<SearchAnswer> {
+export async function scanLiterals(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number, delegate: Delegate, lineCap = Infinity): Promise<SearchAnswer> {
   const needle = Buffer.from(q.pattern, 'utf8');
   // Small files are read into one buffer on this thread (a page-cache copy of at most 64 KiB),
   // larger ones on the thread pool. A read that fills what was asked for means the file is
@@ -99,8 +105,8 @@ export async function scanLiterals(files: readonly string[], q: ContentQuery, re
       hits = (await delegate(path)).found[0];
     } else {
       sinceYield += data.length;
-      const lineHits = literalHits(data, needle);
-      if (lineHits.length > 0) hits = { path, hits: lineHits, count: lineHits.length };
+      const lineHits = literalHits(data, needle, lineCap);
+      if (lineHits.length > 0) hits = { path, hits: lineHits, count: lineHits.length, ...(linesHit(lineHits) >= lineCap ? { capped: true } : {}) };
     }
     if (hits !== undefined && hits.count > 0) {
       found.push(hits);

@@ -283,14 +283,15 @@ export class RipgrepEngine implements ContentEngine {
     }
   }
 
-  async search(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number): Promise<SearchAnswer> {
+  async search(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number, lineCap?: number): Promise<SearchAnswer> {
+    const cap = q.want === 'lines' ? lineCap : undefined;
     if (stopAfter === undefined || q.want !== 'lines') {
       // Every file, of a literal the bytes alone decide: read on worker threads, no child unless a file needs ripgrep.
-      if (this.#inProcess && this.#workers !== null && scannable(q)) return scanAll(files, q, reader, signal, this.#workers, (paths) => this.#runAll(paths, q, reader, signal));
-      return this.#runAll(files, q, reader, signal);
+      if (this.#inProcess && this.#workers !== null && scannable(q)) return scanAll(files, q, reader, signal, this.#workers, (paths) => this.#runAll(paths, q, reader, signal, cap), cap);
+      return this.#runAll(files, q, reader, signal, cap);
     }
     // A page that ends early, of a literal the bytes alone decide: read here, no child at all.
-    if (this.#inProcess && scannable(q)) return scanLiterals(files, q, reader, signal, stopAfter, (path) => this.#run([path], q, reader, signal, undefined));
+    if (this.#inProcess && scannable(q)) return scanLiterals(files, q, reader, signal, stopAfter, (path) => this.#run([path], q, reader, signal, undefined, undefined, undefined, cap), cap);
     // Stopping early needs each run to read its files in order, on one thread; one such run per
     // core keeps the cores busy. The runs take the files in stripes (not consecutive parts), so
     // that the prefix a page needs is searched by all of them at once: a common query's page,
@@ -302,7 +303,7 @@ export class RipgrepEngine implements ContentEngine {
     const runs: Promise<SearchAnswer>[] = [];
     try {
       for (let r = 0; r < parts; r++) {
-        const run = this.#run(stripes.stripe(r), q, reader, signal, stopAfter, { stripes, part: r });
+        const run = this.#run(stripes.stripe(r), q, reader, signal, stopAfter, { stripes, part: r }, undefined, cap);
         // Awaited in order below; one that fails while an earlier one is awaited is not unhandled.
         run.catch(() => undefined);
         runs.push(run);
@@ -325,7 +326,7 @@ export class RipgrepEngine implements ContentEngine {
    * and it starts as soon as they are open: opening costs ~5 µs a file here, which used to
    * come between the runs; at most two run at once. The first run is small, to start soon.
    */
-  async #runAll(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal): Promise<SearchAnswer> {
+  async #runAll(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, lineCap?: number): Promise<SearchAnswer> {
     const runs: Promise<SearchAnswer>[] = [];
     let opening: Promise<Handed> | null = null;
     try {
@@ -336,7 +337,7 @@ export class RipgrepEngine implements ContentEngine {
         const handed = opening !== null ? await opening : handOver(slice, reader);
         opening = null;
         if (runs.length >= 2) await runs[runs.length - 2];
-        const run = this.#run(slice, q, reader, signal, undefined, undefined, handed);
+        const run = this.#run(slice, q, reader, signal, undefined, undefined, handed, lineCap);
         // Awaited in order below; one that fails while an earlier one is awaited is not unhandled.
         run.catch(() => undefined);
         runs.push(run);
@@ -358,7 +359,7 @@ export class RipgrepEngine implements ContentEngine {
    * One ripgrep run over at most #perRun of `files` (the first ones); `searched` counts from the
    * first of `files`, so a run cut by the descriptor budget reads like one that stopped early.
    */
-  async #run(all: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number | undefined, striped?: { readonly stripes: Stripes; readonly part: number }, opened?: Handed): Promise<SearchAnswer> {
+  async #run(all: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number | undefined, striped?: { readonly stripes: Stripes; readonly part: number }, opened?: Handed, lineCap?: number): Promise<SearchAnswer> {
     const files = all.length > this.#perRun ? all.slice(0, this.#perRun) : all;
     if (signal.aborted || files.length === 0) {
       for (const fd of opened?.fds ?? []) closeSync(fd);
@@ -370,7 +371,7 @@ export class RipgrepEngine implements ContentEngine {
     // Such a run writes each line as it goes (not in blocks), so that its progress shows.
     const early = striped !== undefined && q.want === 'lines';
     const args = [...baseArgs(q), '--with-filename', ...(early ? ['--threads', '1', '--line-buffered'] : [])];
-    if (q.want === 'lines') args.push('--json');
+    if (q.want === 'lines') args.push('--json', ...(lineCap !== undefined && Number.isFinite(lineCap) ? ['--max-count', String(lineCap)] : []));
     else if (q.want === 'counts') args.push('--count-matches', '--null');
     else args.push('--files-with-matches', '--null');
     // Opened right before the child starts (or while the run before it searched: `opened`, the
@@ -390,13 +391,15 @@ export class RipgrepEngine implements ContentEngine {
     });
     const pathOf = (childPath: string): string | undefined => (CHILD_PATH.test(childPath) ? byChildFd.get(Number(childPath)) : undefined);
 
-    const byPath = new Map<string, { hits: LineHit[]; count: number }>();
-    const entryOf = (path: string): { hits: LineHit[]; count: number } => {
+    /** `records`: match records (a matching line, or a multiline match): what --max-count counts. */
+    type Entry = { hits: LineHit[]; count: number; records: number };
+    const byPath = new Map<string, Entry>();
+    const entryOf = (path: string): Entry => {
       let e = byPath.get(path);
-      if (!e) byPath.set(path, (e = { hits: [], count: 0 }));
+      if (!e) byPath.set(path, (e = { hits: [], count: 0, records: 0 }));
       return e;
     };
-    const entry = (childPath: string): { hits: LineHit[]; count: number } | undefined => {
+    const entry = (childPath: string): Entry | undefined => {
       const path = pathOf(childPath);
       return path === undefined ? undefined : entryOf(path);
     };
@@ -418,6 +421,7 @@ export class RipgrepEngine implements ContentEngine {
         const path = pathOf(textOf(m.data.path));
         if (path === undefined) return;
         const e = entryOf(path);
+        e.records++;
         // A record holds several lines only in multiline mode; a one-line record needs no byte walk.
         const text = textOf(m.data.lines);
         const walk = q.multiline === true ? submatchWalk(Buffer.from(text, 'utf8'), m.data.line_number) : null;
@@ -444,9 +448,11 @@ export class RipgrepEngine implements ContentEngine {
     const answer = (): SearchAnswer => {
       const out: FileHits[] = [];
       for (const [path, e] of byPath) {
-        if (e.count === 0) continue;
+        const capped = lineCap !== undefined && e.records >= lineCap;
+        // A capped file of empty matches only is kept: the lines after the cap may hold more.
+        if (e.count === 0 && !capped) continue;
         e.hits.sort((a, b) => a.line - b.line || a.column - b.column);
-        out.push({ path, hits: e.hits, count: e.count });
+        out.push({ path, hits: e.hits, count: e.count, ...(capped ? { capped: true } : {}) });
       }
       // A striped run's answer is cut to the prefix every run finished by search().
       return { found: out.sort((a, b) => comparePaths(a.path, b.path)), searched: files.length };

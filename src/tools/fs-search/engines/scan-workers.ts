@@ -22,7 +22,7 @@ import { readInto } from '../../../resources/index.js';
 import type { FileReader } from '../file-access.js';
 import { comparePaths, mergeInOrder } from '../order.js';
 import { hasBom, IN_PROCESS_MAX_BYTES, literalHits } from './literal-scan.js';
-import { stripTerminator, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
+import { linesHit, stripTerminator, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
 
 const SLICE_FILES = 256;
 const SLICE_BYTES = 4 * 1024 * 1024;
@@ -37,6 +37,8 @@ interface Request {
   readonly want: ContentQuery['want'];
   readonly fds: readonly number[];
   readonly sizes: readonly number[];
+  /** want `lines`: a file's hits stop after this many matching lines. */
+  readonly lineCap?: number;
 }
 
 const WORKER_SOURCE = `'use strict';
@@ -67,7 +69,7 @@ parentPort.on('message', (m) => {
     if (b === null || hasBom(b)) {
       answers.push('delegate');
     } else if (m.want === 'lines') {
-      const hits = literalHits(b, needle);
+      const hits = literalHits(b, needle, m.lineCap ?? Infinity);
       answers.push(hits.length > 0 ? { count: hits.length, hits } : null);
     } else {
       let count = 0;
@@ -137,7 +139,7 @@ export class ScanWorkers {
   }
 
   /** Answers for the files open at `fds` (whose sizes were `sizes` when opened), in order. */
-  ask(needle: Uint8Array, want: ContentQuery['want'], fds: readonly number[], sizes: readonly number[]): Promise<Answer[]> {
+  ask(needle: Uint8Array, want: ContentQuery['want'], fds: readonly number[], sizes: readonly number[], lineCap?: number): Promise<Answer[]> {
     if (this.#closed) return Promise.reject(new ToolgateError('execution_failed', 'fs.search was disposed', {}));
     const i = this.#next++ % this.size;
     let w = this.#workers[i] ?? null;
@@ -145,7 +147,7 @@ export class ScanWorkers {
       void w?.terminate();
       this.#workers[i] = w = new ScanWorker();
     }
-    return w.ask({ id: ++this.#ids, needle, want, fds, sizes });
+    return w.ask({ id: ++this.#ids, needle, want, fds, sizes, ...(lineCap !== undefined ? { lineCap } : {}) });
   }
 
   async close(): Promise<void> {
@@ -159,7 +161,7 @@ export class ScanWorkers {
  * Every file of `files` (in order), scanned on the pool's workers; `delegate` searches what
  * ripgrep must (in order) and its answer is merged in.
  */
-export async function scanAll(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, pool: ScanWorkers, delegate: (paths: readonly string[]) => Promise<SearchAnswer>): Promise<SearchAnswer> {
+export async function scanAll(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, pool: ScanWorkers, delegate: (paths: readonly string[]) => Promise<SearchAnswer>, lineCap?: number): Promise<SearchAnswer> {
   const needle = Buffer.from(q.pattern, 'utf8');
   const slices: Promise<{ found: FileHits[]; delegated: string[] }>[] = [];
   const tooLarge: string[] = [];
@@ -170,13 +172,13 @@ export async function scanAll(files: readonly string[], q: ContentQuery, reader:
   const send = (): void => {
     const p = paths;
     const f = fds;
-    const slice = pool.ask(needle, q.want, f, sizes).then(
+    const slice = pool.ask(needle, q.want, f, sizes, lineCap).then(
       (answers) => {
         const found: FileHits[] = [];
         const delegated: string[] = [];
         answers.forEach((a, k) => {
           if (a === 'delegate') delegated.push(p[k] as string);
-          else if (a !== null) found.push({ path: p[k] as string, hits: a.hits, count: a.count });
+          else if (a !== null) found.push({ path: p[k] as string, hits: a.hits, count: a.count, ...(lineCap !== undefined && linesHit(a.hits) >= lineCap ? { capped: true } : {}) });
         });
         return { found, delegated };
       },

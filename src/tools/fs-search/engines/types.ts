@@ -34,6 +34,11 @@ export interface FileHits {
   /** In line, then column order (empty unless `want` is `lines`). */
   readonly hits: readonly LineHit[];
   readonly count: number;
+  /**
+   * The hits stop at the `lineCap` matching lines the search was given: the file may hold more
+   * (a page that does not fill with these must search the file again without the cap).
+   */
+  readonly capped?: boolean;
 }
 
 export interface SearchAnswer {
@@ -48,11 +53,24 @@ export interface ContentEngine {
   /**
    * Searches `files` (workspace-relative, in order); the answer is in the same order. With
    * `stopAfter`, the engine may stop at a file boundary once it has found that many matches:
-   * `searched` says how many of `files` (from the first) were searched completely.
+   * `searched` says how many of `files` (from the first) were searched completely. With
+   * `lineCap` (want `lines`), the engine may stop reading a file after that many matching lines,
+   * and says so (`capped`): a page of 200 results needs 201 of them, not a log file's million.
    */
-  search(files: readonly string[], query: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number): Promise<SearchAnswer>;
+  search(files: readonly string[], query: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number, lineCap?: number): Promise<SearchAnswer>;
   /** Frees what the engine holds (worker threads). */
   close(): Promise<void>;
+}
+
+/** How many distinct lines `hits` (in line order) are on. */
+export function linesHit(hits: readonly LineHit[]): number {
+  let lines = 0;
+  let last = -1;
+  for (const h of hits) {
+    if (h.line !== last) lines++;
+    last = h.line;
+  }
+  return lines;
 }
 
 /** Strips one trailing `\n` and then one `\r`. */
