@@ -26,6 +26,7 @@ export { openRegular, specialFileError, specialKindOf, READ_FLAGS, type SpecialK
 export { readAtAsync, forEachChunk, READ_CHUNK, SYNC_READ_MAX } from './paths/read-async.js';
 export { renameNoReplace, hasRenameNoReplace } from './paths/renameat2.js';
 export { libcFunction, lastErrno, errnoError } from './paths/libc.js';
+export { Inotify, watchableFileSystem, DIRECTORY_MASK, IN_CLOSE_WRITE, IN_DONT_FOLLOW, IN_ENTRIES, IN_IGNORED, IN_MODIFY, IN_Q_OVERFLOW, IN_SELF } from './paths/inotify.js';
 export { secretNameOf, refuseSecretLink, SECRET_LINK_WALK_LIMIT, type LinkedFile } from './paths/secret-links.js';
 export { tempName, partName, ownerTag, isToolgateTempName, ownerIsGone } from './paths/temp-name.js';
 export { sweepWorkspaceTemps, SWEEP_ENTRY_LIMIT } from './paths/sweep-temps.js';
