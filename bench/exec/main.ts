@@ -52,10 +52,15 @@ function markerPids(marker: string): number[] {
   return out;
 }
 
-async function spawnCost(ws: string, gitWs: string, bigWs: string, state: string, gitState: string): Promise<void> {
+async function spawnCost(ws: string, gitWs: string, bigWs: string, deepWs: string, state: string, gitState: string): Promise<void> {
   // spare: true as shell.exec runs them (a wrapper waits in the next run's cgroups: src/sandbox/spare.ts).
   const sandbox = new Sandbox({ workspace: ws, spare: true });
-  const big = new Sandbox({ workspace: bigWs, spare: true });
+  // Watched with inotify between runs, as shell.exec's and shell.session's sandboxes are; the
+  // unwatched ones lstat every directory of the workspace on every run (before issue 14's fix).
+  const big = new Sandbox({ workspace: bigWs, spare: true, watchWorkspace: true });
+  const bigUnwatched = new Sandbox({ workspace: bigWs, spare: true });
+  const deep = new Sandbox({ workspace: deepWs, spare: true, watchWorkspace: true });
+  const deepUnwatched = new Sandbox({ workspace: deepWs, spare: true });
   const lean = new Sandbox({ workspace: ws, measure: false, spare: true });
   // The same mounts Sandbox.run asks for (hidden home dot-entries, private /run, the workspace):
   // this reference isolates what supervision, cgroups and the receipt cost.
@@ -84,14 +89,21 @@ async function spawnCost(ws: string, gitWs: string, bigWs: string, state: string
       },
       samples: [],
     },
-    {
-      name: `Sandbox.run, ${BIG_FILES} files (${BIG_SECRETS} secret)`,
+    ...(
+      [
+        [`Sandbox.run, ${BIG_FILES} files (${BIG_SECRETS} secret)`, big, bigWs],
+        ['  the same, not watched', bigUnwatched, bigWs],
+        [`Sandbox.run, ${DEEP_DIRS} dirs (node_modules-like)`, deep, deepWs],
+        ['  the same, not watched', deepUnwatched, deepWs],
+      ] as const
+    ).map(([name, sb, cwd]) => ({
+      name,
       once: async () => {
-        const r = await big.run({ argv: ['/bin/true'], cwd: bigWs, env: { PATH: '/usr/bin:/bin' }, timeoutMs: 10_000 });
-        if (r.exit_code !== 0) throw new Error(`sandbox(big): ${r.reason}`);
+        const r = await sb.run({ argv: ['/bin/true'], cwd, env: { PATH: '/usr/bin:/bin' }, timeoutMs: 10_000 });
+        if (r.exit_code !== 0) throw new Error(`sandbox(${name}): ${r.reason}`);
       },
-      samples: [],
-    },
+      samples: [] as number[],
+    })),
     {
       name: 'runtime.call shell.exec (durable receipt)',
       once: async () => {
@@ -136,7 +148,7 @@ async function spawnCost(ws: string, gitWs: string, bigWs: string, state: string
   await srt?.close();
   await rt.close();
   await rtGit.close();
-  for (const sb of [sandbox, big, lean]) sb.close();
+  for (const sb of [sandbox, big, bigUnwatched, deep, deepUnwatched, lean]) sb.close();
 }
 
 async function loadSrt(ws: string): Promise<{ once: () => Promise<void>; close: () => Promise<void> } | null> {
@@ -241,6 +253,18 @@ async function cancelTree(ws: string): Promise<void> {
 const BIG_FILES = Number(process.env['BIG_FILES'] ?? 20_000);
 const BIG_SECRETS = 40;
 
+// A workspace shaped like a modest node_modules: many directories of few files.
+const DEEP_DIRS = Number(process.env['DEEP_DIRS'] ?? 20_000);
+
+function deepWorkspace(dir: string): void {
+  for (let d = 0; d < DEEP_DIRS; d++) {
+    const sub = join(dir, 'node_modules', `pkg${d % 2000}`, `lib${d}`);
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, 'index.js'), 'x');
+    writeFileSync(join(sub, 'package.json'), '{}');
+  }
+}
+
 function bigWorkspace(dir: string): void {
   const perDir = 50;
   for (let i = 0; i < BIG_FILES; i++) {
@@ -263,9 +287,11 @@ try {
   execFileSync('git', ['-C', gitWs, '-c', 'user.email=b@b', '-c', 'user.name=b', 'commit', '-qm', 'a']);
   const bigWs = join(base, 'big-ws');
   bigWorkspace(bigWs);
+  const deepWs = join(base, 'deep-ws');
+  deepWorkspace(deepWs);
   const probe = new Sandbox({ workspace: ws });
   console.log(`wrapper shell ${probe.host.shell?.path} (stray inherited fds: ${probe.host.strayFds.join(' ') || 'none'}); cgroups: ${Object.keys(probe.host.cgroups.bases).join(', ') || 'none'}`);
-  await spawnCost(ws, gitWs, bigWs, join(base, 'state'), join(base, 'git-state'));
+  await spawnCost(ws, gitWs, bigWs, deepWs, join(base, 'state'), join(base, 'git-state'));
   await cancelTree(ws);
   if (process.env['FLOOD'] !== '0') await flood(ws);
 } finally {

@@ -11,7 +11,7 @@ export interface Classifier {
 export type SandboxDefaults = Omit<SandboxOptions, 'workspace' | 'hide' | 'classify' | 'cacheDir'>;
 
 export type SandboxFor = ((root: string, hide: readonly string[], classifier: Classifier, cacheDir?: string | null) => Sandbox) & {
-  /** Ends every sandbox's spare wrapper (the tool's dispose, when the runtime closes). */
+  /** Ends every sandbox's spare wrapper and workspace watch (the tool's dispose, when the runtime closes). */
   readonly closeAll: () => void;
 };
 

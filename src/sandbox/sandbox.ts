@@ -88,6 +88,13 @@ export interface SandboxOptions {
    * left waiting ends only with this process).
    */
   readonly spare?: boolean;
+  /**
+   * Watch the workspace's directories with inotify between runs (ScanCache in
+   * workspace-scan.ts): a run's scan for secret and protected entries then looks only at the
+   * directories that changed since the last one. Default false: whoever turns it on calls
+   * `close()` when done (an inotify instance is a descriptor, 128 per user by default).
+   */
+  readonly watchWorkspace?: boolean;
 }
 
 export interface RunRequest {
@@ -167,7 +174,7 @@ export class Sandbox {
   #host: Host | null = null;
   readonly #classify: (relPath: string) => PathClass;
   /** The workspace scan's results of unchanged directories, reused from run to run. */
-  readonly #scanCache = new ScanCache();
+  readonly #scanCache: ScanCache;
   /** The wrapper started for the next run, and whether one is being started. */
   #spare: SpareWrapper | null = null;
   #refill = false;
@@ -175,6 +182,7 @@ export class Sandbox {
 
   constructor(o: SandboxOptions) {
     this.#o = o;
+    this.#scanCache = new ScanCache({ watch: o.watchWorkspace ?? false });
     this.#classify = o.classify ?? ((c) => (rel: string) => c.classify(rel))(new PathClassifier());
     checkToolchainConfig(o.toolchains ?? {}, o.homes ?? defaultHomes());
     // A runtime killed mid-run leaves its placeholders; the next one on this workspace clears them.
@@ -436,11 +444,12 @@ export class Sandbox {
     });
   }
 
-  /** Ends the spare wrapper; later runs start their own again only if `close` is not final. */
+  /** Ends the spare wrapper and the workspace watch; later runs start their own spare again only if `close` is not final, and lstat the workspace's directories. */
   close(): void {
     this.#closed = true;
     this.#spare?.dispose();
     this.#spare = null;
+    this.#scanCache.close();
   }
 
   /** The scan's mounts, with the placeholders of absent host-code entries masked like secrets (shell.session re-scans with it). */

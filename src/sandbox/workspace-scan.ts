@@ -5,7 +5,7 @@
 import { lstatSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ToolgateError } from '../protocol/index.js';
-import type { PathClass } from '../resources/index.js';
+import { DIRECTORY_MASK, IN_IGNORED, IN_Q_OVERFLOW, Inotify, watchableFileSystem, type PathClass } from '../resources/index.js';
 
 /** Mounts over workspace entries, by absolute path (all beneath the workspace). */
 export interface WorkspaceMounts {
@@ -46,7 +46,11 @@ interface DirListing {
   readonly protectedEntries: readonly { readonly name: string; readonly link: boolean; readonly gitfile: boolean }[];
   readonly secretDirs: readonly string[];
   readonly secretFiles: readonly string[];
-  readonly subdirs: readonly string[];
+  /**
+   * The subdirectories to walk: absolute path and workspace-relative prefix, made once per
+   * listing (the same string objects each scan: their hashes, for the cache's lookups, too).
+   */
+  readonly subdirs: readonly { readonly path: string; readonly prefix: string }[];
 }
 
 /**
@@ -56,30 +60,180 @@ interface DirListing {
  */
 const RACY_MS = 1000;
 
+/** What one scan did with the directories it walked (ScanCache.lastScan). */
+export interface ScanCounts {
+  /** Read with readdir and classified. */
+  readonly listed: number;
+  /** lstat'ed, to compare their signature with the listing kept. */
+  readonly checked: number;
+  /** Taken as kept without a look: watched, and no event since they were read. */
+  readonly reused: number;
+}
+
+export interface ScanCacheOptions {
+  /**
+   * Watch the walked directories with inotify (the default, on a local file system): a scan then
+   * looks only at directories that had an event since they were read. false: every scan lstats
+   * every directory it walks.
+   */
+  readonly watch?: boolean;
+}
+
 /**
- * The scan's per-directory results, reused while a directory's device, inode, mtime and ctime
- * are those it had when read (an entry added, removed, renamed or replaced changes the mtime of
- * its directory; chmod changes the ctime), and it was not read within RACY_MS of its last
- * change. Each scan still stats every directory it walks and re-reads every gitfile; only the
- * listing and the classification of unchanged directories are skipped. One per Sandbox: the
+ * The scan's per-directory results, reused from scan to scan. One per Sandbox: the
  * classification is that of its `classify`.
+ *
+ * Watched (inotify, resources/paths/inotify.ts): each directory's watch is added before it is
+ * read, and any event on it since (an entry created, deleted, moved in or out or changed in its
+ * mode or times; the directory itself changed, moved, deleted or unmounted), or on a named entry
+ * of its parent, has it read again; a queue overflow, or an instance that cannot be read, has
+ * every directory read again and the watching given up. An event is queued inside the system
+ * call that makes the change, so the events read right before a scan cover every change that
+ * had returned. A workspace of 22,000 directories (a modest node_modules) cost every
+ * shell.exec ~90 ms of lstats on the event loop before (issue 14); watched, an unchanged tree
+ * costs one read().
+ *
+ * Not watched (another file system, no inotify, a watch refused): a listing is reused while the
+ * directory's device, inode, mtime and ctime are those it had when read (an entry added,
+ * removed, renamed or replaced changes the mtime of its directory; chmod changes the ctime), and
+ * it was not read within RACY_MS of its last change; each scan stats every directory it walks.
+ * Gitfiles are re-read by every scan either way. A mount raises no inotify event: when this
+ * process's mount table changed since the last scan, every directory is looked at again.
  */
 export class ScanCache {
   #dirs = new Map<string, DirListing>();
+  readonly #watchWanted: boolean;
+  /** undefined: not opened yet; null: not watching (unavailable, given up, or closed). */
+  #watch: Inotify | null | undefined = undefined;
+  /** Watch descriptor → the directory paths it was added for (one inode may be bound at two). */
+  readonly #paths = new Map<number, Set<string>>();
+  /** Directories whose watch was added before their listing was read, with no event since. */
+  readonly #clean = new Set<string>();
+  /** Per clean directory: which of its subdirectories a non-root user can enter, by `uid:gid`. */
+  readonly #traversal = new Map<string, { readonly user: string; readonly ok: readonly boolean[] }>();
+  lastScan: ScanCounts = { listed: 0, checked: 0, reused: 0 };
+  /** This process's mount table at the last scan: a mount raises no inotify event. */
+  #mounts: string | null = null;
 
-  /** @internal */
+  constructor(o: ScanCacheOptions = {}) {
+    this.#watchWanted = o.watch ?? true;
+  }
+
+  /** Whether the directories are watched now. */
+  get watching(): boolean {
+    return this.#watch !== null && this.#watch !== undefined;
+  }
+
+  /** @internal Before a scan of `root`: the events since the last one each have their directory read again. */
+  begin(root: string): void {
+    if (this.#watch === undefined) this.#watch = this.#watchWanted && watchableFileSystem(root) ? Inotify.open() : null;
+    const w = this.#watch;
+    if (w === null) return;
+    // Something mounted or unmounted since (on a directory of the workspace, perhaps): every
+    // directory is looked at again, by its signature (a mount point's device and inode change).
+    const mounts = mountTable();
+    if (mounts !== this.#mounts) this.#clean.clear();
+    this.#mounts = mounts;
+    let lost = false;
+    const read = w.drain((wd, mask, name) => {
+      if (mask & IN_Q_OVERFLOW) {
+        lost = true;
+        return true;
+      }
+      const paths = this.#paths.get(wd);
+      if (paths === undefined) return false;
+      for (const dir of paths) {
+        this.#clean.delete(dir);
+        if (name !== null) this.#clean.delete(join(dir, name));
+      }
+      if (mask & IN_IGNORED) this.#paths.delete(wd);
+      return false;
+    });
+    if (lost || !read) {
+      // Events were lost: nothing kept can be trusted, not even a listing a signature would
+      // vouch for (one read within a tick of a change was kept because the watch covered it).
+      w.close();
+      this.#watch = null;
+      this.#dirs = new Map();
+      this.#clean.clear();
+      this.#paths.clear();
+      this.#traversal.clear();
+    }
+  }
+
+  /** @internal The listing of `dir` when it can be taken without a look. */
+  clean(dir: string): DirListing | undefined {
+    return this.#clean.has(dir) ? this.#dirs.get(dir) : undefined;
+  }
+
+  /** @internal Watches `dir` before its listing is read; false when it is not watched. */
+  watch(dir: string): boolean {
+    const w = this.#watch;
+    if (w === null || w === undefined) return false;
+    const wd = w.add(dir, DIRECTORY_MASK);
+    if (wd < 0) return false;
+    let paths = this.#paths.get(wd);
+    if (paths === undefined) this.#paths.set(wd, (paths = new Set()));
+    paths.add(dir);
+    return true;
+  }
+
+  /** @internal `dir` was read after its watch was added. */
+  read(dir: string): void {
+    this.#clean.add(dir);
+    this.#traversal.delete(dir);
+  }
+
+  /** @internal Which subdirectories of a clean `dir` `user` can enter, as last found. */
+  traversal(dir: string, user: string): readonly boolean[] | undefined {
+    const t = this.#clean.has(dir) ? this.#traversal.get(dir) : undefined;
+    return t?.user === user ? t.ok : undefined;
+  }
+
+  /** @internal Keeps which subdirectories of a clean `dir` `user` can enter. */
+  keepTraversal(dir: string, user: string, ok: readonly boolean[]): void {
+    if (this.#clean.has(dir)) this.#traversal.set(dir, { user, ok });
+  }
+
+  /** @internal Signature-checked listing (not watched). */
   get(dir: string, sig: string): DirListing | undefined {
     const hit = this.#dirs.get(dir);
     return hit?.sig === sig ? hit : undefined;
   }
 
   /** @internal Replaces the whole cache with what one complete scan visited (a vanished directory is dropped). */
-  replace(dirs: Map<string, DirListing>): void {
+  replace(dirs: Map<string, DirListing>, counts: ScanCounts): void {
     this.#dirs = dirs;
+    this.lastScan = counts;
+    // A directory goes only when its parent (or it) changed, and was then read again.
+    if (counts.checked === 0) return;
+    for (const dir of this.#clean) if (!dirs.has(dir)) this.#clean.delete(dir);
+    for (const dir of this.#traversal.keys()) if (!dirs.has(dir)) this.#traversal.delete(dir);
+    for (const [wd, paths] of this.#paths) {
+      for (const dir of paths) if (!dirs.has(dir)) paths.delete(dir);
+      if (paths.size === 0) this.#paths.delete(wd); // the kernel's watch stays until the instance closes
+    }
   }
 
   get size(): number {
     return this.#dirs.size;
+  }
+
+  /** Stops watching (every watch ends with the instance); later scans lstat each directory. */
+  close(): void {
+    this.#watch?.close();
+    this.#watch = null;
+    this.#clean.clear();
+    this.#paths.clear();
+    this.#traversal.clear();
+  }
+}
+
+function mountTable(): string | null {
+  try {
+    return readFileSync('/proc/self/mountinfo', 'utf8');
+  } catch {
+    return null;
   }
 }
 
@@ -103,14 +257,14 @@ function listDir(dir: string, prefix: string, sig: string, classify: (rel: strin
   const protectedEntries: { name: string; link: boolean; gitfile: boolean }[] = [];
   const secretDirs: string[] = [];
   const secretFiles: string[] = [];
-  const subdirs: string[] = [];
+  const subdirs: { path: string; prefix: string }[] = [];
   for (const e of list) {
     const cls = classify(prefix + e.name);
     if (cls === 'protected') protectedEntries.push({ name: e.name, link: e.isSymbolicLink(), gitfile: e.isFile() && e.name === '.git' });
     else if (cls === 'secret') {
       if (e.isDirectory()) secretDirs.push(e.name);
       else if (!e.isSymbolicLink()) secretFiles.push(e.name);
-    } else if (e.isDirectory()) subdirs.push(e.name);
+    } else if (e.isDirectory()) subdirs.push({ path: join(dir, e.name), prefix: `${prefix}${e.name}/` });
   }
   return { sig, entries: list.length, protectedEntries, secretDirs, secretFiles, subdirs };
 }
@@ -153,18 +307,39 @@ export function scanWorkspace(root: string, o: ScanOptions): WorkspaceMounts {
   const maskFiles: string[] = [];
   const maskDirs: string[] = [];
   const seen = new Map<string, DirListing>();
+  const counts = { listed: 0, checked: 0, reused: 0 };
+  const cache = o.cache;
+  cache?.begin(root);
+  const user = `${o.user.uid}:${o.user.gid}`;
   let entries = 0;
   const visit = (dir: string, prefix: string): void => {
     let listing: DirListing | null | undefined;
-    if (o.cache) {
-      const now = Date.now();
-      const s = signatureOf(dir);
-      if (s === null) return; // vanished
-      listing = o.cache.get(dir, s.sig);
-      if (!listing) {
-        listing = listDir(dir, prefix, s.sig, o.classify);
-        if (listing && now - s.changedMs > RACY_MS) seen.set(dir, listing);
-      } else seen.set(dir, listing);
+    /** The listing is watched and unchanged since read: what it found about subdirectories holds too. */
+    let clean = false;
+    if (cache) {
+      listing = cache.clean(dir);
+      if (listing) {
+        counts.reused++;
+        seen.set(dir, listing);
+        clean = true;
+      } else {
+        // The watch comes before the look: a change after it is an event for the next scan.
+        const watched = cache.watch(dir);
+        const now = Date.now();
+        const s = signatureOf(dir);
+        counts.checked++;
+        if (s === null) return; // vanished
+        listing = cache.get(dir, s.sig);
+        if (!listing) {
+          listing = listDir(dir, prefix, s.sig, o.classify);
+          counts.listed++;
+          if (listing && (watched || now - s.changedMs > RACY_MS)) seen.set(dir, listing);
+        } else seen.set(dir, listing);
+        if (listing && watched) {
+          cache.read(dir);
+          clean = true;
+        }
+      }
     } else listing = listDir(dir, prefix, '', o.classify);
     if (!listing) return;
     entries += listing.entries;
@@ -186,13 +361,20 @@ export function scanWorkspace(root: string, o: ScanOptions): WorkspaceMounts {
     }
     for (const name of listing.secretDirs) maskDirs.push(join(dir, name));
     for (const name of listing.secretFiles) maskFiles.push(join(dir, name));
-    for (const name of listing.subdirs) {
-      const abs = join(dir, name);
-      if (traversable(abs, o.user.uid, o.user.gid)) visit(abs, prefix + name + '/');
+    // As root every directory is entered; another user's entry is decided by each one's mode,
+    // which an event on `dir` (a child's chmod or chown) would have reported.
+    const subdirs = listing.subdirs;
+    let ok = o.user.uid === 0 ? undefined : clean ? cache?.traversal(dir, user) : undefined;
+    if (o.user.uid !== 0 && ok === undefined) {
+      ok = subdirs.map((d) => traversable(d.path, o.user.uid, o.user.gid));
+      if (clean) cache?.keepTraversal(dir, user, ok);
     }
+    subdirs.forEach((d, i) => {
+      if (ok === undefined || ok[i] === true) visit(d.path, d.prefix);
+    });
   };
   visit(root, '');
-  o.cache?.replace(seen);
+  cache?.replace(seen, counts);
   // A gitdir found through a gitfile may lie under a directory walked later; keep the outermost.
   const ro = readOnly.filter((p) => !readOnly.some((q) => q !== p && isWithin(p, q)));
   const mounts = ro.length + maskFiles.length + maskDirs.length;

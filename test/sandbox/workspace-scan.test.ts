@@ -1,6 +1,7 @@
 import { test } from 'node:test';
+import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PathClassifier } from '../../src/resources/index.js';
 import { Sandbox, ScanCache, scanWorkspace } from '../../src/sandbox/index.js';
@@ -58,39 +59,141 @@ test("run as the workspace's owner, secrets are masked where it can walk and a d
 
 const sorted = (m: { readOnly: readonly string[]; maskFiles: readonly string[]; maskDirs: readonly string[] }) => ({ readOnly: [...m.readOnly].sort(), maskFiles: [...m.maskFiles].sort(), maskDirs: [...m.maskDirs].sort() });
 
-test('a cached scan finds what an uncached one finds, and sees every entry added, removed or replaced since', async () => {
-  const ws = tempWorkspace('tg-scan-cache-');
-  try {
-    mkdirSync(join(ws.dir, 'src', 'deep'), { recursive: true });
-    mkdirSync(join(ws.dir, 'cfg'), { recursive: true });
-    writeFileSync(join(ws.dir, 'src', 'a.ts'), '');
-    writeFileSync(join(ws.dir, 'cfg', '.env'), 's');
-    const cache = new ScanCache();
-    const scan = () => sorted(scanWorkspace(ws.dir, { classify, user: ROOT, cache }));
-    const fresh = () => sorted(scanWorkspace(ws.dir, { classify, user: ROOT }));
-    // Directories changed within the last second are read again each time (coarse file times).
-    assert.deepEqual(scan(), fresh());
-    assert.equal(cache.size, 0, 'every directory was just made: none is kept');
-    await new Promise((r) => setTimeout(r, 1_100));
-    assert.deepEqual(scan(), fresh());
-    assert.equal(cache.size, 4, 'the root, src, src/deep and cfg are kept');
-    assert.deepEqual(scan(), fresh(), 'from the cache');
+for (const watch of [false, true]) {
+  test(`a cached scan (${watch ? 'watched with inotify' : 'signatures only'}) finds what an uncached one finds, and sees every entry added, removed or replaced since`, async () => {
+    const ws = tempWorkspace('tg-scan-cache-');
+    const cache = new ScanCache({ watch });
+    try {
+      mkdirSync(join(ws.dir, 'src', 'deep'), { recursive: true });
+      mkdirSync(join(ws.dir, 'cfg'), { recursive: true });
+      writeFileSync(join(ws.dir, 'src', 'a.ts'), '');
+      writeFileSync(join(ws.dir, 'cfg', '.env'), 's');
+      const scan = () => sorted(scanWorkspace(ws.dir, { classify, user: ROOT, cache }));
+      const fresh = () => sorted(scanWorkspace(ws.dir, { classify, user: ROOT }));
+      assert.deepEqual(scan(), fresh());
+      assert.equal(cache.watching, watch);
+      if (!watch) {
+        // Directories changed within the last second are read again each time (coarse file times).
+        assert.equal(cache.size, 0, 'every directory was just made: none is kept');
+        await new Promise((r) => setTimeout(r, 1_100));
+        assert.deepEqual(scan(), fresh());
+      }
+      // Watched, a listing is kept at once: its watch was added before it was read.
+      assert.equal(cache.size, 4, 'the root, src, src/deep and cfg are kept');
+      assert.deepEqual(scan(), fresh(), 'from the cache');
+      assert.deepEqual(cache.lastScan, watch ? { listed: 0, checked: 0, reused: 4 } : { listed: 0, checked: 4, reused: 0 });
 
-    writeFileSync(join(ws.dir, 'src', 'deep', 'id.pem'), 'k'); // added in a cached directory
-    mkdirSync(join(ws.dir, 'src', '.ssh')); // a secret directory
-    rmSync(join(ws.dir, 'cfg', '.env')); // removed
-    writeFileSync(join(ws.dir, 'cfg', 'x'), '');
-    renameSync(join(ws.dir, 'cfg', 'x'), join(ws.dir, 'cfg', 'server.key')); // renamed into a secret name
-    const after = scan();
-    assert.deepEqual(after, fresh());
-    assert.deepEqual(after.maskFiles, [join(ws.dir, 'cfg', 'server.key'), join(ws.dir, 'src', 'deep', 'id.pem')]);
-    assert.deepEqual(after.maskDirs, [join(ws.dir, 'src', '.ssh')]);
-    rmSync(join(ws.dir, 'src', 'deep'), { recursive: true });
-    writeFileSync(join(ws.dir, 'src', 'deep'), ''); // a directory replaced by a file
+      writeFileSync(join(ws.dir, 'src', 'deep', 'id.pem'), 'k'); // added in a cached directory
+      mkdirSync(join(ws.dir, 'src', '.ssh')); // a secret directory
+      rmSync(join(ws.dir, 'cfg', '.env')); // removed
+      writeFileSync(join(ws.dir, 'cfg', 'x'), '');
+      renameSync(join(ws.dir, 'cfg', 'x'), join(ws.dir, 'cfg', 'server.key')); // renamed into a secret name
+      const after = scan();
+      assert.deepEqual(after, fresh());
+      assert.deepEqual(after.maskFiles, [join(ws.dir, 'cfg', 'server.key'), join(ws.dir, 'src', 'deep', 'id.pem')]);
+      assert.deepEqual(after.maskDirs, [join(ws.dir, 'src', '.ssh')]);
+      if (watch) assert.deepEqual(cache.lastScan, { listed: 3, checked: 3, reused: 1 }, 'src, src/deep and cfg read again; the root taken as it was');
+      rmSync(join(ws.dir, 'src', 'deep'), { recursive: true });
+      writeFileSync(join(ws.dir, 'src', 'deep'), ''); // a directory replaced by a file
+      assert.deepEqual(scan(), fresh());
+      symlinkSync('/etc', join(ws.dir, 'cfg', '.git')); // a protected link still refuses the run
+      assert.throws(() => scan(), { code: 'unsupported' });
+    } finally {
+      cache.close();
+      ws.remove();
+    }
+  });
+}
+
+test('a watched scan sees directories moved in, out and around, a change made just before it, and what a chmod opens', () => {
+  const ws = tempWorkspace('tg-scan-watch-');
+  const outside = tempWorkspace('tg-scan-outside-');
+  const cache = new ScanCache({ watch: true });
+  const owner = { uid: 1000, gid: 1000 };
+  try {
+    mkdirSync(join(ws.dir, 'a', 'b', 'c'), { recursive: true });
+    writeFileSync(join(ws.dir, 'a', 'b', 'c', 'id_rsa'), 'k');
+    mkdirSync(join(ws.dir, 'closed', 'inner'), { recursive: true });
+    writeFileSync(join(ws.dir, 'closed', 'inner', '.env'), 's');
+    chmodSync(join(ws.dir, 'closed'), 0o700); // root's: the owner cannot enter it
+    mkdirSync(join(outside.dir, 'pkg', 'conf'), { recursive: true });
+    writeFileSync(join(outside.dir, 'pkg', 'conf', 'app.pem'), 'k');
+    for (const d of [ws.dir, join(ws.dir, 'a'), join(ws.dir, 'a', 'b'), join(ws.dir, 'a', 'b', 'c')]) chownSync(d, owner.uid, owner.gid);
+    const scan = (user = ROOT) => sorted(scanWorkspace(ws.dir, { classify, user, cache }));
+    const fresh = (user = ROOT) => sorted(scanWorkspace(ws.dir, { classify, user }));
     assert.deepEqual(scan(), fresh());
-    symlinkSync('/etc', join(ws.dir, 'cfg', '.git')); // a protected link still refuses the run
-    assert.throws(() => scan(), { code: 'unsupported' });
+    assert.deepEqual(scan(owner), fresh(owner));
+    assert.deepEqual(scan(owner).maskFiles, [join(ws.dir, 'a', 'b', 'c', 'id_rsa')], 'closed/ is not walked for the owner');
+
+    renameSync(join(ws.dir, 'a', 'b'), join(ws.dir, 'moved')); // a subtree moved up: its secret at a new path
+    assert.deepEqual(scan(), fresh());
+    assert.deepEqual(scan().maskFiles, [join(ws.dir, 'closed', 'inner', '.env'), join(ws.dir, 'moved', 'c', 'id_rsa')]);
+    renameSync(join(outside.dir, 'pkg'), join(ws.dir, 'moved', 'c', 'pkg')); // moved in from outside
+    assert.deepEqual(scan().maskFiles, [join(ws.dir, 'closed', 'inner', '.env'), join(ws.dir, 'moved', 'c', 'id_rsa'), join(ws.dir, 'moved', 'c', 'pkg', 'conf', 'app.pem')]);
+    renameSync(join(ws.dir, 'moved', 'c'), join(outside.dir, 'c')); // moved out
+    assert.deepEqual(scan(), fresh());
+    assert.deepEqual(scan().maskFiles, [join(ws.dir, 'closed', 'inner', '.env')]);
+
+    chmodSync(join(ws.dir, 'closed'), 0o755); // the owner can walk it now: its secret is masked for the owner too
+    assert.deepEqual(scan(owner), fresh(owner));
+    assert.deepEqual(scan(owner).maskFiles, [join(ws.dir, 'closed', 'inner', '.env')]);
+    chmodSync(join(ws.dir, 'closed'), 0o700);
+    assert.deepEqual(scan(owner), fresh(owner));
+
+    // A secret made a moment before the scan, in a directory read a moment before it: no
+    // coarse clock to wait out, the event is queued by the system call that made it.
+    for (let i = 0; i < 20; i++) {
+      scan();
+      writeFileSync(join(ws.dir, 'a', `k${i}.key`), 'k');
+      assert.ok(scan().maskFiles.includes(join(ws.dir, 'a', `k${i}.key`)), `round ${i}`);
+    }
+    assert.equal(cache.watching, true);
   } finally {
+    cache.close();
+    ws.remove();
+    outside.remove();
+  }
+});
+
+test('a watched scan whose events overflowed the queue reads everything again and stops watching', () => {
+  const ws = tempWorkspace('tg-scan-overflow-');
+  const cache = new ScanCache({ watch: true });
+  try {
+    mkdirSync(join(ws.dir, 'many'));
+    mkdirSync(join(ws.dir, 'other'));
+    const scan = () => sorted(scanWorkspace(ws.dir, { classify, user: ROOT, cache }));
+    scan();
+    assert.equal(cache.watching, true);
+    // More events than the kernel queues (fs.inotify.max_queued_events, 16,384 by default).
+    const queued = Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8'));
+    for (let i = 0; i <= queued; i++) writeFileSync(join(ws.dir, 'many', `f${i}`), '');
+    writeFileSync(join(ws.dir, 'other', '.env'), 's'); // an event the queue had no room for
+    const after = scan();
+    assert.equal(cache.watching, false);
+    assert.deepEqual(after.maskFiles, [join(ws.dir, 'other', '.env')]);
+    assert.deepEqual(cache.lastScan, { listed: 3, checked: 3, reused: 0 }, 'every directory read again');
+  } finally {
+    cache.close();
+    ws.remove();
+  }
+});
+
+test('a watched scan sees a file system mounted on a directory it had read (a mount raises no inotify event)', () => {
+  const ws = tempWorkspace('tg-scan-mount-');
+  const cache = new ScanCache({ watch: true });
+  let mounted = false;
+  try {
+    mkdirSync(join(ws.dir, 'mnt'));
+    const scan = () => sorted(scanWorkspace(ws.dir, { classify, user: ROOT, cache }));
+    assert.deepEqual(scan().maskFiles, []);
+    execFileSync('mount', ['-t', 'tmpfs', 'tmpfs', join(ws.dir, 'mnt')]);
+    mounted = true;
+    writeFileSync(join(ws.dir, 'mnt', '.env'), 's'); // in the mounted file system: no event on the watched directory
+    assert.deepEqual(scan().maskFiles, [join(ws.dir, 'mnt', '.env')]);
+    assert.equal(cache.watching, true);
+  } finally {
+    if (mounted) execFileSync('umount', [join(ws.dir, 'mnt')]);
+    cache.close();
     ws.remove();
   }
 });

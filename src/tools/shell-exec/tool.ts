@@ -85,6 +85,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
   checkToolchainConfig(opts.toolchains ?? {}, opts.homes ?? defaultHomes());
   const sandboxFor = sandboxCache({
     spare: true, // ended by dispose below
+    watchWorkspace: true, // likewise
     ...(opts.allowProcessIsolation !== undefined ? { allowProcessIsolation: opts.allowProcessIsolation } : {}),
     ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
     ...(opts.bwrapPath !== undefined ? { bwrapPath: opts.bwrapPath } : {}),

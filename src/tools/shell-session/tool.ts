@@ -54,6 +54,7 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
   checkToolchainConfig(opts.toolchains ?? {}, opts.homes ?? defaultHomes());
   const table = new SessionTable(opts.idleMs ?? DEFAULT_SESSION_IDLE_MS);
   const sandboxFor = sandboxCache({
+    watchWorkspace: true, // ended by dispose below
     ...(opts.bwrapPath !== undefined ? { bwrapPath: opts.bwrapPath } : {}),
     ...(opts.homes !== undefined ? { homes: opts.homes } : {}),
     ...(opts.toolchains !== undefined ? { toolchains: opts.toolchains } : {}),
@@ -311,6 +312,7 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
       },
       async dispose() {
         await table.endAll();
+        sandboxFor.closeAll();
       },
     }),
     { sessions: table },

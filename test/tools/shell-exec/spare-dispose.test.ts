@@ -2,9 +2,10 @@
 // must end it: no process of this runtime is left waiting once close() returns and it exits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Sandbox } from '../../../src/sandbox/index.js';
 import { shellRig } from './rig.js';
+import { sessionRig } from '../shell-session/rig.js';
 
 const skip = new Sandbox({ workspace: '/tmp', spare: false }).host.cgroups.bases.pids ? false : 'no writable pids cgroup: no spare wrapper';
 
@@ -40,5 +41,41 @@ test('closing the runtime ends shell.exec\'s spare wrapper', { skip }, async () 
     assert.deepEqual(spares(), []);
   } finally {
     if (!closed) await r.done();
+  }
+});
+
+/** This process's inotify instances (the workspace watches of shell.exec and shell.session, fs.search's). */
+function inotifyInstances(): number {
+  let n = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === 'anon_inode:inotify') n++;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return n;
+}
+
+test("closing the runtime ends shell.exec's and shell.session's workspace watches", async () => {
+  const before = inotifyInstances();
+  for (const [tool, rig] of [
+    ['shell.exec', async () => { const r = await shellRig(); return { run: () => r.exec('true'), done: r.done }; }],
+    ['shell.session', async () => { const r = await sessionRig(); return { run: () => r.call({ command: 'true' }), done: r.done }; }],
+  ] as const) {
+    const r = await rig();
+    let closed = false;
+    try {
+      const first = await r.run();
+      assert.equal(first.status, 'succeeded', JSON.stringify(first.error));
+      assert.equal(inotifyInstances(), before + 1, `${tool}: one instance for its sandbox of this workspace`);
+      await r.done();
+      closed = true;
+      // Closed on the thread pool (the kernel drops each watch in close()).
+      for (let i = 0; i < 1000 && inotifyInstances() > before; i++) await new Promise((res) => setTimeout(res, 10));
+      assert.equal(inotifyInstances(), before, `${tool}: closed with the runtime`);
+    } finally {
+      if (!closed) await r.done();
+    }
   }
 });
