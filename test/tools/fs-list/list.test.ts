@@ -2,7 +2,10 @@
 // outside, to a secret, dangling), bounds with a continuation, and authorization of the path.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { makeTree, listHarness, type ListHarness } from './fixture.js';
 import type { FsListResult, ListEntry } from '../../../src/tools/fs-list/schema.js';
@@ -145,6 +148,36 @@ describe('fs.list authorization', () => {
       assert.equal(page.more, 10_000);
       assert.equal(page.more_exact, false);
       assert.match(page.text, /… at least 10000 more entries not shown/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('types every entry as a link is (file, directory, link, fifo, socket), on the page and on the next one', async () => {
+    // Types come from the listing's d_type; only listed entries are lstat'ed, for their size.
+    const dir = join(tree.root, 'kinds');
+    mkdirSync(join(dir, 'd'), { recursive: true });
+    try {
+      writeFileSync(join(dir, 'a.txt'), 'abc');
+      symlinkSync('a.txt', join(dir, 'b-link'));
+      symlinkSync('d', join(dir, 'c-dirlink'));
+      execFileSync('mkfifo', [join(dir, 'e-fifo')]);
+      const server = createServer().listen(join(dir, 'f-socket'));
+      await once(server, 'listening');
+      try {
+        const want = ['kinds/a.txt file 3', 'kinds/b-link symlink -> kinds/a.txt', 'kinds/c-dirlink symlink -> kinds/d', 'kinds/d directory', 'kinds/e-fifo other', 'kinds/f-socket other'];
+        assert.deepEqual((await list({ path: 'kinds' })).entries.map(brief), want);
+        const pages: string[] = [];
+        let page = await list({ path: 'kinds', max_entries: 2 });
+        for (;;) {
+          pages.push(...page.entries.map(brief));
+          if (page.continuation === null || page.continuation === undefined) break;
+          page = await list({ path: 'kinds', max_entries: 2, continuation: page.continuation });
+        }
+        assert.deepEqual(pages, want);
+      } finally {
+        server.close();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
