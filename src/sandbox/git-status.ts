@@ -1,5 +1,6 @@
-import { readGitStatus, type StatusSnapshot } from '../../resources/index.js';
-import { GIT_TIMEOUT_MS, gitInSandbox, type Sandbox } from '../../sandbox/index.js';
+import { readGitStatus, type StatusSnapshot } from '../resources/index.js';
+import { GIT_TIMEOUT_MS, gitInSandbox } from './confined-git.js';
+import type { Sandbox } from './sandbox.js';
 
 /** The work tree's status around a command, read inside the command's sandbox; null outside a git work tree or when git fails. */
 export function gitStatus(sandbox: Sandbox, root: string, signal: AbortSignal, timeoutMs = GIT_TIMEOUT_MS): Promise<StatusSnapshot | null> {

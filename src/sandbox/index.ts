@@ -12,6 +12,7 @@ export type { Host } from './host.js';
 export { scanWorkspace, ScanCache, NO_WORKSPACE_MOUNTS, DEFAULT_SCAN_LIMITS, type WorkspaceMounts, type ScanLimits, type ScanOptions } from './workspace-scan.js';
 export { isPlaceholder } from './placeholder.js';
 export { GIT_TIMEOUT_MS, gitInSandbox, memoryWriter } from './confined-git.js';
+export { gitStatus, heldGitStatus, type HeldStatus } from './git-status.js';
 export { CREDENTIAL_STORES, DEFAULT_TOOLCHAINS, checkToolchainConfig, resolveToolchains, type Toolchain, type ToolchainConfig, type ToolchainUse } from './toolchains.js';
 export { sandboxCache, type SandboxDefaults, type Classifier } from './sandbox-cache.js';
 export { streamSummarySchema, isolationReportSchema, artifactRefSchema } from './result-schema.js';

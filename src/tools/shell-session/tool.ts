@@ -6,7 +6,7 @@ import { checkToolchainConfig, DEFAULT_LIMITS, defaultHomes, sandboxCache, Sandb
 import { shellSessionArgs, shellSessionResult, type ShellSessionArgs, type ShellSessionResult } from './schema.js';
 import { sessionResult, statusOf, type ResultParts } from './result.js';
 import { DEFAULT_SESSION_IDLE_MS, SessionTable, type SessionEntry } from './sessions.js';
-import { gitStatus, statusAfter } from './git-status.js';
+import { gitStatus, heldGitStatus, statusAfter, type HeldStatus } from './git-status.js';
 import { waitFor } from './wait.js';
 
 export const SHELL_SESSION_DEFAULT_TIMEOUT_MS = 120_000;
@@ -89,7 +89,7 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
   };
 
   /** Waits for the pending command (up to `yieldMs`) and returns its output since the last call, or its end. */
-  const follow = async (ctx: Ctx, sandbox: Sandbox, entry: SessionEntry, action: 'run' | 'read' | 'write', yieldMs: number | null, extra: Partial<ResultParts>): Promise<Outcome> => {
+  const follow = async (ctx: Ctx, sandbox: Sandbox, entry: SessionEntry, action: 'run' | 'read' | 'write', yieldMs: number | null, extra: Partial<ResultParts>, held: HeldStatus | null = null): Promise<Outcome> => {
     const pending = entry.pending;
     if (!pending) throw new ToolgateError('internal_error', 'no pending command', {});
     const { cmd } = pending;
@@ -101,6 +101,7 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
     }
     const session = entry.session;
     if (waited === 'yield' && !cmd.settled) {
+      await held?.drop(); // the command goes on past this call: its status after is read when it ends
       return outcome(
         ctx,
         sessionResult({
@@ -126,7 +127,7 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
     }
     let changed: { paths: string[]; truncated: boolean } | null = null;
     if (pending.before) {
-      const after = await statusAfter(sandbox, ctx.workspace.root, ctx.signal);
+      const after = await statusAfter(sandbox, ctx.workspace.root, ctx.signal, held);
       if (after) changed = changedPaths(ctx.workspace.root, pending.before, after);
     }
     const writable = session.isolation.workspace === 'read-write';
@@ -200,15 +201,23 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
     const hold = table.hold(entry);
     try {
       const before = ctx.prepared.writable ? await gitStatus(sandbox, ctx.workspace.root, ctx.signal) : null;
-      const cmd = await entry.session.start({
-        script: ctx.args.command ?? '',
-        timeoutMs: ctx.args.timeout_ms ?? SHELL_SESSION_DEFAULT_TIMEOUT_MS,
-        secrets: [],
-        outputCapBytes: DEFAULT_LIMITS.output_bytes,
-        openArtifact: (stream) => ctx.artifacts.writer('application/octet-stream', stream),
-      });
-      entry.pending = { cmd, before };
-      return await follow(ctx, sandbox, entry, 'run', ctx.args.yield_ms ?? null, { restarted });
+      // In a git work tree the status after is set up while the command runs, as shell.exec's is
+      // (issue 14): the sandbox waits and git starts when the command ends within this call.
+      // Whatever happens it is stopped before this call returns (dropped after a take is a no-op).
+      const held = before !== null ? heldGitStatus(sandbox, ctx.workspace.root, new AbortController().signal) : null;
+      try {
+        const cmd = await entry.session.start({
+          script: ctx.args.command ?? '',
+          timeoutMs: ctx.args.timeout_ms ?? SHELL_SESSION_DEFAULT_TIMEOUT_MS,
+          secrets: [],
+          outputCapBytes: DEFAULT_LIMITS.output_bytes,
+          openArtifact: (stream) => ctx.artifacts.writer('application/octet-stream', stream),
+        });
+        entry.pending = { cmd, before };
+        return await follow(ctx, sandbox, entry, 'run', ctx.args.yield_ms ?? null, { restarted }, held);
+      } finally {
+        await held?.drop();
+      }
     } finally {
       hold();
     }

@@ -1,8 +1,29 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resultOf, sessionRig, type SessionRig } from './rig.js';
+
+/** bwrap processes descending from this one (the session's sandbox, and any status sandbox held). */
+function bwrapDescendants(): number[] {
+  const parent = new Map<number, number>();
+  const bwrap = new Set<number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'bwrap') bwrap.add(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  const mine = (pid: number): boolean => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  return [...bwrap].filter(mine);
+}
 
 describe('shell.session: one persistent shell per task, each command its own receipt', () => {
   let rig: SessionRig;
@@ -49,6 +70,20 @@ describe('shell.session: one persistent shell per task, each command its own rec
     const r = await rig.call({ command: 'echo two >> tracked.txt; echo new > sub/made.txt' });
     assert.deepEqual(resultOf(r).changed_paths?.sort(), ['sub/made.txt', 'tracked.txt']);
     assert.notEqual(resultOf(r).revision, resultOf(before).revision);
+  });
+
+  it('reads the status after a command once it has ended, whether it ends within the call that ran it or in a later one, and leaves no sandbox behind', async () => {
+    // The status after's sandbox is set up while the command runs (issue 14): a change at the
+    // command's last moment is seen. A command that outlives its call has its held sandbox
+    // stopped as the call returns, and its status read when a later call returns its end.
+    const late = await rig.call({ command: 'sleep 0.5; echo x > late.txt' });
+    assert.deepEqual(resultOf(late).changed_paths, ['late.txt']);
+    const sandboxes = bwrapDescendants().length;
+    const started = await rig.call({ command: 'sleep 1; echo y > later.txt', yield_ms: 100 });
+    assert.equal(resultOf(started).running, true);
+    assert.equal(bwrapDescendants().length, sandboxes, 'no held status sandbox outlives the call');
+    const ended = await rig.call({ action: 'read', yield_ms: 10_000 });
+    assert.deepEqual(resultOf(ended).changed_paths, ['later.txt']);
   });
 
   it('a cd outside the workspace is reported as such', async () => {
