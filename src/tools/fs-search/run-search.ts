@@ -15,7 +15,7 @@ import type { ContentClassCache } from './content-class.js';
 import { PageBuilder } from './page.js';
 import { resumeIndex } from './order.js';
 import type { FsSearchArgs, FsSearchResult, SkippedCounts, StructuralLanguage } from './schema.js';
-import type { ContentEngine, ContentQuery, FileHits, SearchAnswer } from './engines/types.js';
+import type { ContentEngine, ContentQuery, FileHits, ResultCap, SearchAnswer } from './engines/types.js';
 import { findDefinitions, findStructural, parseSymbolQuery } from './engines/ast-search.js';
 import { languageOf } from './engines/ast-languages.js';
 
@@ -76,7 +76,10 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
        * 200 results from a log of a million matching lines needs 201 of them; ripgrep printed a
        * million JSON records for it (2.7 s) and the in-process scan made a million hits (0.2 s).
        */
-      const lineCap = fullScan ? undefined : (start?.cursor?.line ?? 0) + a.max_results + 1;
+      const cursorLine = start?.cursor?.line ?? null;
+      // Hits are capped too where no file is entered mid-way (a first page, or one that starts at
+      // a file boundary): a page of 200 from one minified line of 2 million matches needs 201.
+      const cap: ResultCap | undefined = fullScan ? undefined : { lines: (cursorLine ?? 0) + a.max_results + 1, hits: cursorLine === null ? a.max_results + 1 : Infinity };
       /** Feeds one batch's answer to the page; false once it is full. */
       const take = async (found: readonly FileHits[], checkContent: boolean, q?: ContentQuery): Promise<boolean> => {
         for (let f of found) {
@@ -96,7 +99,8 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
             // Fewer results than matching lines (a regex that matches only the empty string on
             // some of them): the rest of the file is needed after all.
             if (engine === null || q === undefined) throw new ToolgateError('internal_error', `a capped file without its engine: ${f.path}`);
-            const whole = (await engine.search([f.path], q, reader, signal)).found[0];
+            // One file, searched in order on this thread (stopAfter): no worker's answer to carry back.
+            const whole = (await engine.search([f.path], q, reader, signal, 1)).found[0];
             if (whole === undefined) continue;
             f = whole;
           }
@@ -138,7 +142,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
               // ripgrep runs on the first batch while the kept list is checked here.
               unconfirmed = undefined;
               const speculative = new AbortController();
-              const run = engine.search(batch, q, reader, AbortSignal.any([signal, speculative.signal]), stopAfter, lineCap);
+              const run = engine.search(batch, q, reader, AbortSignal.any([signal, speculative.signal]), stopAfter, cap);
               run.catch(() => undefined); // awaited below, after the check
               let ok = false;
               try {
@@ -155,7 +159,7 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
               }
               answer = await run;
             } else {
-              answer = await engine.search(batch, q, reader, signal, stopAfter, lineCap);
+              answer = await engine.search(batch, q, reader, signal, stopAfter, cap);
             }
             plan.consumed(answer.searched);
             if (!(await take(answer.found, true, q))) break;

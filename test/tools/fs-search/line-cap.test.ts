@@ -11,13 +11,20 @@ import { join } from 'node:path';
 import { harness, write, type Harness } from './fixture.js';
 import { Workspace } from '../../../src/resources/index.js';
 import { FileReader } from '../../../src/tools/fs-search/file-access.js';
-import { RipgrepEngine } from '../../../src/tools/fs-search/engines/ripgrep.js';
-import { literalHits } from '../../../src/tools/fs-search/engines/literal-scan.js';
+import { parseMatchHead, RipgrepEngine } from '../../../src/tools/fs-search/engines/ripgrep.js';
+import { execFileSync } from 'node:child_process';
+import { literalHits, packHits, unpackHits } from '../../../src/tools/fs-search/engines/literal-scan.js';
+import { JavaScriptEngine } from '../../../src/tools/fs-search/engines/javascript.js';
 import { ScanWorkers } from '../../../src/tools/fs-search/engines/scan-workers.js';
-import { linesHit, type ContentQuery } from '../../../src/tools/fs-search/engines/types.js';
+import type { ContentQuery, LineHit } from '../../../src/tools/fs-search/engines/types.js';
 import type { FsSearchResult } from '../../../src/tools/fs-search/schema.js';
 
 const LOG_LINES = 3_000;
+
+/** How many distinct lines `hits` (in line order) are on. */
+function linesHit(hits: readonly LineHit[]): number {
+  return new Set(hits.map((h) => h.line)).size;
+}
 
 describe('a page of matches stops reading a file at the lines it can use', () => {
   let root: string;
@@ -84,7 +91,7 @@ describe('a page of matches stops reading a file at the lines it can use', () =>
       for (const [name, engine, query] of engines) {
         for (const stopAfter of [201, undefined]) {
           const reader = new FileReader(ws);
-          const found = (await engine.search(['a/log.txt', 'b/after.txt'], query, reader, AbortSignal.timeout(60_000), stopAfter, 201)).found;
+          const found = (await engine.search(['a/log.txt', 'b/after.txt'], query, reader, AbortSignal.timeout(60_000), stopAfter, { lines: 201, hits: Infinity })).found;
           reader.close();
           const [log, next] = found;
           assert.equal(log?.capped, true, `${name}, stopAfter ${stopAfter}`);
@@ -99,10 +106,98 @@ describe('a page of matches stops reading a file at the lines it can use', () =>
     }
   });
 
-  it('literalHits stops before a hit on one line more than asked', () => {
+  it('worker threads send a line of many hits with its text once, not once a hit', async () => {
+    // Sent as objects, each of 40,000 hits carried its own copy of the 80 KB line: 3.2 GB on
+    // the way to the event loop (a larger line ended the process out of memory).
+    const packed = packHits(literalHits(Buffer.from('ab ab\nx\nab\n'), Buffer.from('ab')));
+    assert.deepEqual(packed.texts, ['ab ab', 'ab']);
+    assert.deepEqual(unpackHits(packed), literalHits(Buffer.from('ab ab\nx\nab\n'), Buffer.from('ab')));
+    write(root, 'e/min.js', `${'ab'.repeat(40_000)}\n`);
+    const ws = Workspace.open(root);
+    const pool = new ScanWorkers(1);
+    const js = new JavaScriptEngine();
+    try {
+      const q: ContentQuery = { kind: 'literal', pattern: 'ab', caseSensitive: true, want: 'lines' };
+      for (const [name, engine, query] of [
+        ['the in-process engine on worker threads', new RipgrepEngine('rg', ws.root, 2, undefined, true, pool), q],
+        ['the JavaScript engine, a literal', js, q],
+        ['the JavaScript engine, a regex', js, { ...q, kind: 'regex', pattern: 'a(b)' }],
+      ] as const) {
+        const reader = new FileReader(ws);
+        const before = process.memoryUsage().rss;
+        const hits = (await engine.search(['e/min.js'], query, reader, AbortSignal.timeout(60_000))).found[0]?.hits ?? [];
+        reader.close();
+        assert.equal(hits.length, 40_000, name);
+        assert.deepEqual([hits[39_999]?.column, hits[39_999]?.text.length], [79_999, 80_000], name);
+        // Far under the 3.2 GB of a copy a hit (the line once, the hits' 16 bytes each, and what the heap keeps).
+        assert.ok(process.memoryUsage().rss - before < 512 * 1024 * 1024, `${name}: ${process.memoryUsage().rss - before} bytes`);
+      }
+    } finally {
+      await js.close();
+      await pool.close();
+      ws.close();
+      rmSync(join(root, 'e'), { recursive: true, force: true });
+    }
+  });
+
+  it("a large ripgrep record is read up to the submatches a page needs, the same as parsing it whole", () => {
+    // Matches whose text holds quotes, backslashes, the record's own keys and bytes that are not UTF-8.
+    const lines = ['x "start":1,"end":2} "\\" \\\\"  é x', 'x\\x ,"submatches":[ x', Buffer.from([0x78, 0xff, 0x78]).toString('latin1'), 'no match here', 'xx'];
+    const file = join(root, 'rec.txt');
+    write(root, 'rec.txt', Buffer.from(lines.join('\n') + '\n', 'latin1'));
+    try {
+      for (const pattern of ['x', '"start', '\\\\', ',"submatches":\\[']) {
+        const out = execFileSync('rg', ['--json', '--text', '--regexp', pattern, file]);
+        for (const rec of out.toString('latin1').split('\n').filter((l) => l.includes('"type":"match"'))) {
+          const buf = Buffer.from(rec, 'latin1');
+          const whole = JSON.parse(buf.toString('utf8')) as { type: string; data: { path: unknown; lines: unknown; line_number: number; submatches: { start: number; end: number }[] } };
+          const plain = (m: typeof whole | undefined, n: number) => m && { type: m.type, path: m.data.path, lines: m.data.lines, line_number: m.data.line_number, submatches: m.data.submatches.slice(0, n).map((x) => [x.start, x.end]) };
+          for (const max of [0, 1, 2, Infinity]) {
+            const cut = parseMatchHead(buf, max);
+            assert.ok(cut !== null, `${pattern}: ${rec}`);
+            assert.deepEqual(plain(cut.m as typeof whole, Infinity), plain(whole, max), `${pattern}, max ${max}: ${rec}`);
+            assert.equal(cut.more, whole.data.submatches.length > max);
+          }
+        }
+      }
+    } finally {
+      rmSync(file);
+    }
+  });
+
+  it('the first page of one minified line of 2 million matches reads 201 of them from ripgrep', async () => {
+    write(root, 'f/bundle.min.js', `${'ab'.repeat(2 * 1024 * 1024)}\n`); // over the in-process bound: ripgrep's
+    try {
+      const r = await page({ query: 'AB', case_sensitive: false, include: ['f/**'], include_generated: true, max_results: 200 });
+      assert.deepEqual(r.matches?.map((m) => m.column), Array.from({ length: 200 }, (_, i) => 2 * i + 1));
+      assert.equal(r.truncation_reason, 'max_results');
+    } finally {
+      rmSync(join(root, 'f'), { recursive: true, force: true });
+    }
+  });
+
+  it('literalHits stops before a hit on one line more than asked, or one hit more', () => {
     const buf = Buffer.from('a a\nb\na\na a a\n');
     assert.deepEqual(literalHits(buf, Buffer.from('a'), 2).map((x) => [x.line, x.column]), [[1, 1], [1, 3], [3, 1]]);
+    assert.deepEqual(literalHits(buf, Buffer.from('a'), Infinity, 2).map((x) => [x.line, x.column]), [[1, 1], [1, 3]]);
     assert.equal(literalHits(buf, Buffer.from('a')).length, 6);
     assert.equal(literalHits(buf, Buffer.from('a'), 0).length, 0);
+  });
+
+  it('a page of one minified line of many matches makes only the hits it can use, and pages on through the line', async () => {
+    const line = 'ab'.repeat(100_000);
+    const hits = literalHits(Buffer.from(`${line}\n`), Buffer.from('ab'), Infinity, 201);
+    assert.equal(hits.length, 201);
+    write(root, 'd/bundle.min.js', `${line}\n`);
+    try {
+      const args = { query: 'ab', include: ['d/**'], include_generated: true, max_results: 200 };
+      const first = await page(args);
+      assert.deepEqual(first.matches?.map((m) => m.column), Array.from({ length: 200 }, (_, i) => 2 * i + 1));
+      // The next page starts inside the line, past the cap: the file is searched again whole.
+      const second = await page({ ...args, continuation: first.continuation });
+      assert.deepEqual(second.matches?.map((m) => m.column), Array.from({ length: 200 }, (_, i) => 2 * (i + 200) + 1));
+    } finally {
+      rmSync(join(root, 'd'), { recursive: true, force: true });
+    }
   });
 });

@@ -1,9 +1,12 @@
 // The matcher the JavaScript engine runs in a worker thread. It is plain JavaScript source so
 // that the worker needs no loader; it only matches bytes it is handed and reads no file.
 // Terminating the worker stops a backtracking regex mid-match: V8 checks for interrupts
-// inside its regex loops.
+// inside its regex loops. Hits go back packed (packHits: each line's text once, not once a hit).
+import { packHits } from './literal-scan.js';
+
 export const SCAN_WORKER_SOURCE = String.raw`
 const { parentPort } = require('node:worker_threads');
+${packHits.toString()}
 
 function escapeRegExp(s) { return s.replace(/[.*+?^${'$'}{}()|[\]\\\/-]/g, '\\$&'); }
 
@@ -57,7 +60,7 @@ parentPort.on('message', (msg) => {
     for (const f of msg.files) {
       const buf = Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength);
       const r = needle ? scanLiteral(buf, needle, q.want) : scanRegex(buf, re, q.want);
-      if (r.count > 0) results.push({ path: f.path, hits: r.hits, count: r.count });
+      if (r.count > 0) results.push({ path: f.path, packed: packHits(r.hits), count: r.count });
     }
     parentPort.postMessage({ id: msg.id, results });
   } catch (e) {

@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { ToolgateError } from '../../../protocol/index.js';
 import type { FileReader } from '../file-access.js';
 import { SCAN_WORKER_SOURCE } from './javascript-scan.js';
+import { unpackHits } from './literal-scan.js';
 import type { ContentEngine, ContentQuery, FileHits, SearchAnswer } from './types.js';
 
 /** Files larger than this are not searched by the fallback engine. */
@@ -15,7 +16,7 @@ const UNSUPPORTED = /\(\?<?[=!]|\\k<|\\[1-9]/;
 
 interface Reply {
   readonly id: number;
-  readonly results?: FileHits[];
+  readonly results?: { readonly path: string; readonly count: number; readonly packed: { readonly texts: string[]; readonly at: Int32Array } }[];
   readonly error?: string;
 }
 
@@ -57,7 +58,7 @@ export class JavaScriptEngine implements ContentEngine {
         if (m.id !== id) return;
         done();
         if (m.error !== undefined) reject(new ToolgateError('invalid_arguments', `invalid regex: ${m.error}`, { faults: [{ pointer: '/query', message: m.error }], engine: 'javascript' }));
-        else resolve(m.results ?? []);
+        else resolve((m.results ?? []).map((r) => ({ path: r.path, count: r.count, hits: unpackHits(r.packed) })));
       };
       const onError = (e: Error): void => {
         done();

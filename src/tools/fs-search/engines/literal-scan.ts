@@ -15,7 +15,7 @@
 import { closeSync } from 'node:fs';
 import { readAtAsync, readInto, SYNC_READ_MAX } from '../../../resources/index.js';
 import type { FileReader } from '../file-access.js';
-import { linesHit, stripTerminator, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
+import { reachesCap, stripTerminator, type ResultCap, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
 
 /** Larger files go to ripgrep: at most this much of a file is held in memory here. */
 export const IN_PROCESS_MAX_BYTES = 4 * 1024 * 1024;
@@ -33,12 +33,14 @@ export function hasBom(b: Buffer): boolean {
 }
 
 /**
- * Every occurrence of `needle` in `b` on its first `maxLines` matching lines, as ripgrep's match
- * records give them (one hit a submatch; `rg --max-count`). Calls nothing but `stripTerminator`: scan-workers.ts runs its source in a worker.
+ * Every occurrence of `needle` in `b` on its first `maxLines` matching lines, and at most
+ * `maxHits` of them, as ripgrep's match records give them (one hit a submatch; `rg --max-count` bounds the
+ * lines only: a page of 200 from one minified line of 2 million matches needs 201 of them, and
+ * making them all held the event loop for 1.1 s). Calls nothing but `stripTerminator`: scan-workers.ts runs its source in a worker.
  */
-export function literalHits(b: Buffer, needle: Buffer, maxLines = Infinity): LineHit[] {
+export function literalHits(b: Buffer, needle: Buffer, maxLines = Infinity, maxHits = Infinity): LineHit[] {
   const hits: LineHit[] = [];
-  /** Matching lines so far: the scan stops before a hit on one more than `maxLines`. */
+  /** Matching lines so far: the scan stops before a hit on one more than `maxLines`, or the hit past `maxHits`. */
   let lines = 0;
   let line = 1;
   let lineStart = 0;
@@ -49,7 +51,7 @@ export function literalHits(b: Buffer, needle: Buffer, maxLines = Infinity): Lin
    */
   let nextNewline = b.indexOf(10);
   let text: string | null = null;
-  for (let i = b.indexOf(needle); i !== -1; i = b.indexOf(needle, i + needle.length)) {
+  for (let i = b.indexOf(needle); i !== -1 && hits.length < maxHits; i = b.indexOf(needle, i + needle.length)) {
     while (nextNewline !== -1 && nextNewline < i) {
       line++;
       lineStart = nextNewline + 1;
@@ -66,6 +68,38 @@ export function literalHits(b: Buffer, needle: Buffer, maxLines = Infinity): Lin
   return hits;
 }
 
+/**
+ * Hits as a worker thread sends them: four int32 a hit (line, column, end column, index of its
+ * line's text) and each line's text once. Sent as objects, every hit carried its own copy of
+ * its line (a structured clone copies strings): one minified line of 100 KB with 20,000
+ * matches was 2 GB on the way to the event loop, and a larger one ended the process out of
+ * memory. Self-contained: the workers run its source.
+ */
+export function packHits(hits: readonly { line: number; column: number; end_column: number; text: string }[]): { texts: string[]; at: Int32Array } {
+  const texts: string[] = [];
+  const at = new Int32Array(hits.length * 4);
+  let last: string | null = null;
+  for (let i = 0; i < hits.length; i++) {
+    const h = hits[i] as { line: number; column: number; end_column: number; text: string };
+    if (h.text !== last) {
+      texts.push(h.text);
+      last = h.text;
+    }
+    at[4 * i] = h.line;
+    at[4 * i + 1] = h.column;
+    at[4 * i + 2] = h.end_column;
+    at[4 * i + 3] = texts.length - 1;
+  }
+  return { texts, at };
+}
+
+/** The hits packHits packed, each line's text one string again for all its hits. */
+export function unpackHits(p: { readonly texts: readonly string[]; readonly at: Int32Array }): LineHit[] {
+  const hits: LineHit[] = new Array<LineHit>(p.at.length / 4);
+  for (let i = 0; i < hits.length; i++) hits[i] = { line: p.at[4 * i] as number, column: p.at[4 * i + 1] as number, end_column: p.at[4 * i + 2] as number, text: p.texts[p.at[4 * i + 3] as number] as string };
+  return hits;
+}
+
 type Delegate = (path: string) => Promise<SearchAnswer>;
 
 /**
@@ -73,7 +107,7 @@ type Delegate = (path: string) => Promise<SearchAnswer>;
  * counts the files finished. `delegate` searches one file with ripgrep (one with a byte order
  * mark, or too large to hold here).
  */
-export async function scanLiterals(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number, delegate: Delegate, lineCap = Infinity): Promise<SearchAnswer> {
+export async function scanLiterals(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number, delegate: Delegate, cap?: ResultCap): Promise<SearchAnswer> {
   const needle = Buffer.from(q.pattern, 'utf8');
   // Small files are read into one buffer on this thread (a page-cache copy of at most 64 KiB),
   // larger ones on the thread pool. A read that fills what was asked for means the file is
@@ -105,8 +139,8 @@ export async function scanLiterals(files: readonly string[], q: ContentQuery, re
       hits = (await delegate(path)).found[0];
     } else {
       sinceYield += data.length;
-      const lineHits = literalHits(data, needle, lineCap);
-      if (lineHits.length > 0) hits = { path, hits: lineHits, count: lineHits.length, ...(linesHit(lineHits) >= lineCap ? { capped: true } : {}) };
+      const lineHits = literalHits(data, needle, cap?.lines, cap?.hits);
+      if (lineHits.length > 0) hits = { path, hits: lineHits, count: lineHits.length, ...(reachesCap(lineHits, cap) ? { capped: true } : {}) };
     }
     if (hits !== undefined && hits.count > 0) {
       found.push(hits);

@@ -17,7 +17,7 @@ import { comparePaths } from '../order.js';
 import { fdsPerRun } from '../fd-budget.js';
 import { scanLiterals, scannable } from './literal-scan.js';
 import { scanAll, type ScanWorkers } from './scan-workers.js';
-import { stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
+import { stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit, type ResultCap, type SearchAnswer } from './types.js';
 
 interface RgText {
   readonly text?: string;
@@ -31,6 +31,54 @@ interface RgMatch {
     readonly line_number: number;
     readonly submatches: readonly { readonly start: number; readonly end: number }[];
   };
+}
+
+/** Records longer than this are parsed without all their submatches when a page needs only some. */
+const LARGE_RECORD_BYTES = 256 * 1024;
+const SUBMATCHES = Buffer.from(',"submatches":[');
+const SUBMATCH_END = /^\},"start":(\d+),"end":(\d+)\}/;
+
+/**
+ * A match record with at most `max` of its submatches, and whether it holds more; null when
+ * its shape is not the one expected (the caller parses it whole). One minified line of 2
+ * million matches is one record of ~100 MB: parsed whole for a page of 200, it held the event
+ * loop for ~1 s. The record's head (path, lines, line number) is parsed as JSON; then each
+ * submatch, `{"match":{"text"|"bytes":STRING},"start":N,"end":M}`, is read up to `max`. A
+ * JSON string holds no unescaped quote, so `,"submatches":[` cannot occur inside one.
+ */
+export function parseMatchHead(rec: Buffer, max: number): { readonly m: RgMatch; readonly more: boolean } | null {
+  const at = rec.indexOf(SUBMATCHES);
+  if (at === -1) return null;
+  let head: { type: string; data: Omit<RgMatch['data'], 'submatches'> };
+  try {
+    head = JSON.parse(`${rec.toString('utf8', 0, at)}}}`) as typeof head;
+  } catch {
+    return null;
+  }
+  const submatches: { start: number; end: number }[] = [];
+  let i = at + SUBMATCHES.length;
+  while (submatches.length < max && rec[i] === 0x7b /* { */) {
+    const open = rec.indexOf('{"match":{"', i) === i ? i + 11 : -1;
+    if (open === -1) return null;
+    const quote = rec.indexOf('":"', open); // after "text" or "bytes"
+    if (quote === -1) return null;
+    // The string's end: a quote after an even number of backslashes.
+    let end = quote + 3;
+    for (;;) {
+      end = rec.indexOf(0x22, end);
+      if (end === -1) return null;
+      let slashes = 0;
+      while (rec[end - 1 - slashes] === 0x5c) slashes++;
+      if (slashes % 2 === 0) break;
+      end++;
+    }
+    const tail = SUBMATCH_END.exec(rec.toString('latin1', end + 1, end + 64));
+    if (tail === null) return null;
+    submatches.push({ start: Number(tail[1]), end: Number(tail[2]) });
+    i = end + 1 + tail[0].length;
+    if (rec[i] === 0x2c /* , */) i++;
+  }
+  return { m: { type: head.type, data: { ...head.data, submatches } }, more: rec[i] === 0x7b };
 }
 
 function textOf(t: RgText): string {
@@ -283,8 +331,8 @@ export class RipgrepEngine implements ContentEngine {
     }
   }
 
-  async search(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number, lineCap?: number): Promise<SearchAnswer> {
-    const cap = q.want === 'lines' ? lineCap : undefined;
+  async search(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number, resultCap?: ResultCap): Promise<SearchAnswer> {
+    const cap = q.want === 'lines' ? resultCap : undefined;
     if (stopAfter === undefined || q.want !== 'lines') {
       // Every file, of a literal the bytes alone decide: read on worker threads, no child unless a file needs ripgrep.
       if (this.#inProcess && this.#workers !== null && scannable(q)) return scanAll(files, q, reader, signal, this.#workers, (paths) => this.#runAll(paths, q, reader, signal, cap), cap);
@@ -326,7 +374,7 @@ export class RipgrepEngine implements ContentEngine {
    * and it starts as soon as they are open: opening costs ~5 µs a file here, which used to
    * come between the runs; at most two run at once. The first run is small, to start soon.
    */
-  async #runAll(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, lineCap?: number): Promise<SearchAnswer> {
+  async #runAll(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, cap?: ResultCap): Promise<SearchAnswer> {
     const runs: Promise<SearchAnswer>[] = [];
     let opening: Promise<Handed> | null = null;
     try {
@@ -337,7 +385,7 @@ export class RipgrepEngine implements ContentEngine {
         const handed = opening !== null ? await opening : handOver(slice, reader);
         opening = null;
         if (runs.length >= 2) await runs[runs.length - 2];
-        const run = this.#run(slice, q, reader, signal, undefined, undefined, handed, lineCap);
+        const run = this.#run(slice, q, reader, signal, undefined, undefined, handed, cap);
         // Awaited in order below; one that fails while an earlier one is awaited is not unhandled.
         run.catch(() => undefined);
         runs.push(run);
@@ -359,7 +407,7 @@ export class RipgrepEngine implements ContentEngine {
    * One ripgrep run over at most #perRun of `files` (the first ones); `searched` counts from the
    * first of `files`, so a run cut by the descriptor budget reads like one that stopped early.
    */
-  async #run(all: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number | undefined, striped?: { readonly stripes: Stripes; readonly part: number }, opened?: Handed, lineCap?: number): Promise<SearchAnswer> {
+  async #run(all: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number | undefined, striped?: { readonly stripes: Stripes; readonly part: number }, opened?: Handed, cap?: ResultCap): Promise<SearchAnswer> {
     const files = all.length > this.#perRun ? all.slice(0, this.#perRun) : all;
     if (signal.aborted || files.length === 0) {
       for (const fd of opened?.fds ?? []) closeSync(fd);
@@ -371,7 +419,7 @@ export class RipgrepEngine implements ContentEngine {
     // Such a run writes each line as it goes (not in blocks), so that its progress shows.
     const early = striped !== undefined && q.want === 'lines';
     const args = [...baseArgs(q), '--with-filename', ...(early ? ['--threads', '1', '--line-buffered'] : [])];
-    if (q.want === 'lines') args.push('--json', ...(lineCap !== undefined && Number.isFinite(lineCap) ? ['--max-count', String(lineCap)] : []));
+    if (q.want === 'lines') args.push('--json', ...(cap !== undefined && Number.isFinite(cap.lines) ? ['--max-count', String(cap.lines)] : []));
     else if (q.want === 'counts') args.push('--count-matches', '--null');
     else args.push('--files-with-matches', '--null');
     // Opened right before the child starts (or while the run before it searched: `opened`, the
@@ -392,11 +440,11 @@ export class RipgrepEngine implements ContentEngine {
     const pathOf = (childPath: string): string | undefined => (CHILD_PATH.test(childPath) ? byChildFd.get(Number(childPath)) : undefined);
 
     /** `records`: match records (a matching line, or a multiline match): what --max-count counts. */
-    type Entry = { hits: LineHit[]; count: number; records: number };
+    type Entry = { hits: LineHit[]; count: number; records: number; cut: boolean };
     const byPath = new Map<string, Entry>();
     const entryOf = (path: string): Entry => {
       let e = byPath.get(path);
-      if (!e) byPath.set(path, (e = { hits: [], count: 0, records: 0 }));
+      if (!e) byPath.set(path, (e = { hits: [], count: 0, records: 0, cut: false }));
       return e;
     };
     const entry = (childPath: string): Entry | undefined => {
@@ -416,12 +464,15 @@ export class RipgrepEngine implements ContentEngine {
           return stripes.stopAt === null;
         }
         if (!rec.includes('"type":"match"')) return;
-        const m = JSON.parse(rec.toString('utf8')) as RgMatch;
+        const cut = cap !== undefined && Number.isFinite(cap.hits) && rec.length > LARGE_RECORD_BYTES ? parseMatchHead(rec, cap.hits) : null;
+        const m = cut?.m ?? (JSON.parse(rec.toString('utf8')) as RgMatch);
         if (m.type !== 'match') return;
         const path = pathOf(textOf(m.data.path));
         if (path === undefined) return;
         const e = entryOf(path);
         e.records++;
+        // A record cut short holds more hits than a page can use: the file is capped.
+        if (cut?.more === true) e.cut = true;
         // A record holds several lines only in multiline mode; a one-line record needs no byte walk.
         const text = textOf(m.data.lines);
         const walk = q.multiline === true ? submatchWalk(Buffer.from(text, 'utf8'), m.data.line_number) : null;
@@ -448,7 +499,7 @@ export class RipgrepEngine implements ContentEngine {
     const answer = (): SearchAnswer => {
       const out: FileHits[] = [];
       for (const [path, e] of byPath) {
-        const capped = lineCap !== undefined && e.records >= lineCap;
+        const capped = cap !== undefined && (e.cut || e.records >= cap.lines || e.hits.length >= cap.hits);
         // A capped file of empty matches only is kept: the lines after the cap may hold more.
         if (e.count === 0 && !capped) continue;
         e.hits.sort((a, b) => a.line - b.line || a.column - b.column);

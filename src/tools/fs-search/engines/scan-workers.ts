@@ -21,15 +21,16 @@ import { ToolgateError } from '../../../protocol/index.js';
 import { readInto } from '../../../resources/index.js';
 import type { FileReader } from '../file-access.js';
 import { comparePaths, mergeInOrder } from '../order.js';
-import { hasBom, IN_PROCESS_MAX_BYTES, literalHits } from './literal-scan.js';
-import { linesHit, stripTerminator, type ContentQuery, type FileHits, type LineHit, type SearchAnswer } from './types.js';
+import { hasBom, IN_PROCESS_MAX_BYTES, literalHits, packHits, unpackHits } from './literal-scan.js';
+import { reachesCap, stripTerminator, type ResultCap, type ContentQuery, type FileHits, type SearchAnswer } from './types.js';
 
 const SLICE_FILES = 256;
 const SLICE_BYTES = 4 * 1024 * 1024;
 const IN_FLIGHT_PER_WORKER = 2;
 
 /** A file's answer: its matches, none (null), or `delegate` (ripgrep decides). */
-type Answer = null | 'delegate' | { readonly count: number; readonly hits: LineHit[] };
+/** A file's answer: `packed` (packHits) when lines were asked for. */
+type Answer = null | 'delegate' | { readonly count: number; readonly packed: { readonly texts: string[]; readonly at: Int32Array } | null };
 
 interface Request {
   readonly id: number;
@@ -38,7 +39,8 @@ interface Request {
   readonly fds: readonly number[];
   readonly sizes: readonly number[];
   /** want `lines`: a file's hits stop after this many matching lines. */
-  readonly lineCap?: number;
+  readonly capLines?: number;
+  readonly capHits?: number;
 }
 
 const WORKER_SOURCE = `'use strict';
@@ -47,6 +49,7 @@ const { readSync } = require('node:fs');
 ${stripTerminator.toString()}
 ${hasBom.toString()}
 ${literalHits.toString()}
+${packHits.toString()}
 ${readInto.toString()}
 let scratch = Buffer.allocUnsafeSlow(1 << 16);
 /** The file from offset 0, at most size + 1 bytes; null when it holds more than size (it grew). */
@@ -69,12 +72,12 @@ parentPort.on('message', (m) => {
     if (b === null || hasBom(b)) {
       answers.push('delegate');
     } else if (m.want === 'lines') {
-      const hits = literalHits(b, needle, m.lineCap ?? Infinity);
-      answers.push(hits.length > 0 ? { count: hits.length, hits } : null);
+      const hits = literalHits(b, needle, m.capLines ?? Infinity, m.capHits ?? Infinity);
+      answers.push(hits.length > 0 ? { count: hits.length, packed: packHits(hits) } : null);
     } else {
       let count = 0;
       for (let i = b.indexOf(needle); i !== -1; i = m.want === 'paths' ? -1 : b.indexOf(needle, i + needle.length)) count++;
-      answers.push(count > 0 ? { count, hits: [] } : null);
+      answers.push(count > 0 ? { count, packed: null } : null);
     }
   }
   parentPort.postMessage({ id: m.id, answers });
@@ -139,7 +142,7 @@ export class ScanWorkers {
   }
 
   /** Answers for the files open at `fds` (whose sizes were `sizes` when opened), in order. */
-  ask(needle: Uint8Array, want: ContentQuery['want'], fds: readonly number[], sizes: readonly number[], lineCap?: number): Promise<Answer[]> {
+  ask(needle: Uint8Array, want: ContentQuery['want'], fds: readonly number[], sizes: readonly number[], cap?: ResultCap): Promise<Answer[]> {
     if (this.#closed) return Promise.reject(new ToolgateError('execution_failed', 'fs.search was disposed', {}));
     const i = this.#next++ % this.size;
     let w = this.#workers[i] ?? null;
@@ -147,7 +150,7 @@ export class ScanWorkers {
       void w?.terminate();
       this.#workers[i] = w = new ScanWorker();
     }
-    return w.ask({ id: ++this.#ids, needle, want, fds, sizes, ...(lineCap !== undefined ? { lineCap } : {}) });
+    return w.ask({ id: ++this.#ids, needle, want, fds, sizes, ...(cap !== undefined ? { capLines: cap.lines, capHits: cap.hits } : {}) });
   }
 
   async close(): Promise<void> {
@@ -161,7 +164,7 @@ export class ScanWorkers {
  * Every file of `files` (in order), scanned on the pool's workers; `delegate` searches what
  * ripgrep must (in order) and its answer is merged in.
  */
-export async function scanAll(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, pool: ScanWorkers, delegate: (paths: readonly string[]) => Promise<SearchAnswer>, lineCap?: number): Promise<SearchAnswer> {
+export async function scanAll(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, pool: ScanWorkers, delegate: (paths: readonly string[]) => Promise<SearchAnswer>, cap?: ResultCap): Promise<SearchAnswer> {
   const needle = Buffer.from(q.pattern, 'utf8');
   const slices: Promise<{ found: FileHits[]; delegated: string[] }>[] = [];
   const tooLarge: string[] = [];
@@ -172,13 +175,16 @@ export async function scanAll(files: readonly string[], q: ContentQuery, reader:
   const send = (): void => {
     const p = paths;
     const f = fds;
-    const slice = pool.ask(needle, q.want, f, sizes, lineCap).then(
+    const slice = pool.ask(needle, q.want, f, sizes, cap).then(
       (answers) => {
         const found: FileHits[] = [];
         const delegated: string[] = [];
         answers.forEach((a, k) => {
           if (a === 'delegate') delegated.push(p[k] as string);
-          else if (a !== null) found.push({ path: p[k] as string, hits: a.hits, count: a.count, ...(lineCap !== undefined && linesHit(a.hits) >= lineCap ? { capped: true } : {}) });
+          else if (a !== null) {
+            const hits = a.packed === null ? [] : unpackHits(a.packed);
+            found.push({ path: p[k] as string, hits, count: a.count, ...(reachesCap(hits, cap) ? { capped: true } : {}) });
+          }
         });
         return { found, delegated };
       },

@@ -35,10 +35,31 @@ export interface FileHits {
   readonly hits: readonly LineHit[];
   readonly count: number;
   /**
-   * The hits stop at the `lineCap` matching lines the search was given: the file may hold more
+   * The hits stop at the `cap` the search was given (its lines, or its hits): the file may hold more
    * (a page that does not fill with these must search the file again without the cap).
    */
   readonly capped?: boolean;
+}
+
+/** Where a file's hits may stop (want `lines`). */
+export interface ResultCap {
+  /** Matching lines (ripgrep's `--max-count`). */
+  readonly lines: number;
+  /** Hits: Infinity on a page that starts inside a file (the hits before its cursor are not counted). */
+  readonly hits: number;
+}
+
+/** Whether `hits` (in line order) reach `cap`: the file may hold more than they. */
+export function reachesCap(hits: readonly LineHit[], cap: ResultCap | undefined): boolean {
+  if (cap === undefined) return false;
+  if (hits.length >= cap.hits) return true;
+  let lines = 0;
+  let last = -1;
+  for (const h of hits) {
+    if (h.line !== last) lines++;
+    last = h.line;
+  }
+  return lines >= cap.lines;
 }
 
 export interface SearchAnswer {
@@ -54,23 +75,12 @@ export interface ContentEngine {
    * Searches `files` (workspace-relative, in order); the answer is in the same order. With
    * `stopAfter`, the engine may stop at a file boundary once it has found that many matches:
    * `searched` says how many of `files` (from the first) were searched completely. With
-   * `lineCap` (want `lines`), the engine may stop reading a file after that many matching lines,
-   * and says so (`capped`): a page of 200 results needs 201 of them, not a log file's million.
+   * `cap` (want `lines`), the engine may stop reading a file after that many matching lines or
+   * hits, and says so (`capped`): a page of 200 results needs 201 of them, not a log file's million.
    */
-  search(files: readonly string[], query: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number, lineCap?: number): Promise<SearchAnswer>;
+  search(files: readonly string[], query: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter?: number, cap?: ResultCap): Promise<SearchAnswer>;
   /** Frees what the engine holds (worker threads). */
   close(): Promise<void>;
-}
-
-/** How many distinct lines `hits` (in line order) are on. */
-export function linesHit(hits: readonly LineHit[]): number {
-  let lines = 0;
-  let last = -1;
-  for (const h of hits) {
-    if (h.line !== last) lines++;
-    last = h.line;
-  }
-  return lines;
 }
 
 /** Strips one trailing `\n` and then one `\r`. */
