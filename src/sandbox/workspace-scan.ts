@@ -373,8 +373,14 @@ export function scanWorkspace(root: string, o: ScanOptions): WorkspaceMounts {
       if (ok === undefined || ok[i] === true) visit(d.path, d.prefix);
     });
   };
-  visit(root, '');
-  cache?.replace(seen, counts);
+  try {
+    visit(root, '');
+  } finally {
+    // Also when a protected link refuses the run midway: a directory read again before it is
+    // marked clean, so the cache must hold that reading (the one before would hide a secret
+    // found since); a directory not reached is read again next time.
+    cache?.replace(seen, counts);
+  }
   // A gitdir found through a gitfile may lie under a directory walked later; keep the outermost.
   const ro = readOnly.filter((p) => !readOnly.some((q) => q !== p && isWithin(p, q)));
   const mounts = ro.length + maskFiles.length + maskDirs.length;

@@ -197,3 +197,24 @@ test('a watched scan sees a file system mounted on a directory it had read (a mo
     ws.remove();
   }
 });
+
+test('a watched scan refused midway keeps what it read: the next scan still masks a secret found before the refusal', () => {
+  const ws = tempWorkspace('tg-scan-refused-');
+  const cache = new ScanCache({ watch: true });
+  try {
+    mkdirSync(join(ws.dir, 'a', 'b'), { recursive: true });
+    const scan = () => sorted(scanWorkspace(ws.dir, { classify, user: ROOT, cache }));
+    assert.deepEqual(scan().maskFiles, []);
+    // `a` is read again (an event) and holds a secret; then `b`, below it, refuses the run.
+    writeFileSync(join(ws.dir, 'a', '.env'), 's');
+    symlinkSync('/etc', join(ws.dir, 'a', 'b', '.git'));
+    assert.throws(() => scan(), { code: 'unsupported' });
+    // The link goes: only `b` has an event now. `a` must be taken as it was last read (with the
+    // secret), not as the scan before the refusal had it.
+    rmSync(join(ws.dir, 'a', 'b', '.git'));
+    assert.deepEqual(scan().maskFiles, [join(ws.dir, 'a', '.env')]);
+  } finally {
+    cache.close();
+    ws.remove();
+  }
+});
