@@ -211,7 +211,11 @@ export class ScanCache {
     for (const dir of this.#traversal.keys()) if (!dirs.has(dir)) this.#traversal.delete(dir);
     for (const [wd, paths] of this.#paths) {
       for (const dir of paths) if (!dirs.has(dir)) paths.delete(dir);
-      if (paths.size === 0) this.#paths.delete(wd); // the kernel's watch stays until the instance closes
+      if (paths.size > 0) continue;
+      // No longer walked (moved out of the workspace, or no longer entered): its watch ends,
+      // so that the kernel's watches stay as many as the directories walked.
+      this.#paths.delete(wd);
+      this.#watch?.remove(wd);
     }
   }
 

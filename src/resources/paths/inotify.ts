@@ -40,13 +40,14 @@ const HEADER = 16; // struct inotify_event: wd, mask, cookie, len; then len byte
 /** statfs f_type of the local file systems whose changes inotify reports. */
 const LOCAL = new Set([0xef53 /* ext2/3/4 */, 0x58465342 /* xfs */, 0x9123683e /* btrfs */, 0x01021994 /* tmpfs */, 0xf2f52010 /* f2fs */, 0x2fc12fc1 /* zfs */]);
 
-let calls: { init: Num; add: Num } | null | undefined;
-function libc(): { init: Num; add: Num } | null {
+let calls: { init: Num; add: Num; rm: Num } | null | undefined;
+function libc(): { init: Num; add: Num; rm: Num } | null {
   if (calls !== undefined) return calls;
   if (process.platform !== 'linux') return (calls = null);
   const init = libcFunction<Num>('int inotify_init1(int flags)');
   const add = libcFunction<Num>('int inotify_add_watch(int fd, const char *path, uint32_t mask)');
-  return (calls = init && add ? { init, add } : null);
+  const rm = libcFunction<Num>('int inotify_rm_watch(int fd, int wd)');
+  return (calls = init && add && rm ? { init, add, rm } : null);
 }
 
 /** Whether inotify sees every change made to the file system holding `path` on this host. */
@@ -83,6 +84,11 @@ export class Inotify {
     if (this.#closed) return -1;
     const wd = (libc() as { add: Num }).add(this.#fd, path, mask);
     return wd < 0 ? -1 : wd;
+  }
+
+  /** Ends one watch (its IN_IGNORED event follows); a watch already gone is no error. */
+  remove(wd: number): void {
+    if (!this.#closed) (libc() as { rm: Num }).rm(this.#fd, wd);
   }
 
   /**
