@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PathClassifier } from '../../src/resources/index.js';
 import { Sandbox, ScanCache, scanWorkspace } from '../../src/sandbox/index.js';
 import { BASE_ENV, tempWorkspace } from './fixtures.js';
+import { inotifyWatches } from '../support/inotify.js';
 
 const ROOT = { uid: 0, gid: 0 };
 const classify = (rel: string) => new PathClassifier().classify(rel);
@@ -219,19 +220,6 @@ test('a watched scan refused midway keeps what it read: the next scan still mask
   }
 });
 
-/** Watches held by this process's inotify instances (`inotify wd:` lines of their fdinfo). */
-function watches(): number {
-  let n = 0;
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) !== 'anon_inode:inotify') continue;
-      n += readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((l) => l.startsWith('inotify wd:')).length;
-    } catch {
-      // closed meanwhile
-    }
-  }
-  return n;
-}
 
 test('a watched scan ends the watches of directories it no longer walks', () => {
   const ws = tempWorkspace('tg-scan-unwatch-');
@@ -239,12 +227,12 @@ test('a watched scan ends the watches of directories it no longer walks', () => 
   const cache = new ScanCache({ watch: true });
   try {
     mkdirSync(join(ws.dir, 'a', 'b', 'c'), { recursive: true });
-    const before = watches();
+    const before = inotifyWatches();
     scanWorkspace(ws.dir, { classify, user: ROOT, cache });
-    assert.equal(watches(), before + 4, 'the root, a, a/b and a/b/c');
+    assert.equal(inotifyWatches(), before + 4, 'the root, a, a/b and a/b/c');
     renameSync(join(ws.dir, 'a', 'b'), join(outside.dir, 'b')); // moved out: still there, not walked
     scanWorkspace(ws.dir, { classify, user: ROOT, cache });
-    assert.equal(watches(), before + 2, 'the root and a');
+    assert.equal(inotifyWatches(), before + 2, 'the root and a');
   } finally {
     cache.close();
     ws.remove();

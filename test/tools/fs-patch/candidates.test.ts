@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { closestCandidates, lineSimilarity, CANDIDATE_WORK_CHARS, type Candidate } from '../../../src/tools/fs-patch/text.js';
 import { withHarness } from '../fs-write/harness.js';
+import { random } from '../../support/random.js';
 
 /** The definition, as fs.patch computed it before: every window, a bigram Map per line pair, one sort. */
 function oracle(file: readonly string[], wanted: readonly string[], max: number, narrowed: boolean): Candidate[] {
@@ -33,16 +34,6 @@ function oracle(file: readonly string[], wanted: readonly string[], max: number,
   });
 }
 
-/** A small deterministic generator (mulberry32), so that a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Few symbols, so that bigrams repeat and collide; spaces and a no-break space for trim; a
 // surrogate pair and code units above 0x7fff, whose bigram keys are negative int32s.

@@ -11,6 +11,7 @@ import { FileLines } from '../../../src/tools/fs-search/context-lines.js';
 import type { FileReader } from '../../../src/tools/fs-search/file-access.js';
 import { cutLine } from '../../../src/tools/fs-search/page.js';
 import type { FsSearchResult } from '../../../src/tools/fs-search/schema.js';
+import { random } from '../../support/random.js';
 
 /** FileLines over one file's bytes, counting the bytes its newline searches looked at. */
 function linesOf(bytes: Buffer): { lines: FileLines; scanned: () => number } {
@@ -29,19 +30,16 @@ function linesOf(bytes: Buffer): { lines: FileLines; scanned: () => number } {
 
 /** The definition: the file split at every newline, a CR before it dropped, a final newline ending the last line. */
 function split(text: string): string[] {
-  const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines.map((l) => cutLine(l));
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop(); // a lone CR after the final newline is a line
+  return lines.map((l) => cutLine(l.endsWith('\r') ? l.slice(0, -1) : l));
 }
 
 describe('FileLines', () => {
   it('gives the lines of splitting the whole file, cut as result lines are', () => {
     const pieces = ['', 'a', '\r', 'é', '😀', ' x ', 'y'.repeat(300), 'é'.repeat(200)];
-    let seed = 7;
-    const next = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
+    const rand = random(7);
+    const next = (n: number): number => Math.floor(rand() * n);
     for (let round = 0; round < 200; round++) {
       const lines = Array.from({ length: next(12) }, () => Array.from({ length: next(4) }, () => pieces[next(pieces.length)]).join(''));
       const text = lines.join(next(2) === 0 ? '\n' : '\r\n') + (next(2) === 0 ? '\n' : '');

@@ -13,17 +13,8 @@ import { RipgrepEngine } from '../../../src/tools/fs-search/engines/ripgrep.js';
 import { IN_PROCESS_MAX_BYTES, scannable, scanLiterals } from '../../../src/tools/fs-search/engines/literal-scan.js';
 import { comparePaths } from '../../../src/tools/fs-search/order.js';
 import type { ContentQuery, SearchAnswer } from '../../../src/tools/fs-search/engines/types.js';
+import { random } from '../../support/random.js';
 
-/** A small deterministic generator (mulberry32), so that a failure can be run again. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Bytes a line-oriented literal search can trip on: CR, NUL, invalid UTF-8, a 2-byte character, runs of the needle's letters. */
 const PIECES = ['a', 'b', 'ab', 'aab', 'é', '\n', '\r\n', '\r', '\0', '\xff', ' ', 'abab', '\n\n'].map((p) => Buffer.from(p, p === '\xff' ? 'latin1' : 'utf8'));

@@ -5,7 +5,7 @@
 // with the lstat check (inotify off) as the oracle.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,22 +16,12 @@ import { CandidateListCache, RACY_MARGIN_MS } from '../../../src/tools/fs-search
 import { watchableFileSystem } from '../../../src/tools/fs-search/tree-watch.js';
 import { Sandbox } from '../../../src/sandbox/index.js';
 import { BASE_ENV, waitFor } from '../../sandbox/fixtures.js';
+import { inotifyInstances } from '../../support/inotify.js';
 
 const opts = { include_ignored: false, include_generated: false };
 const signal = new AbortController().signal;
 const settle = (): Promise<void> => sleep(RACY_MARGIN_MS + 150);
 
-function inotifyFds(): number {
-  let n = 0;
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) === 'anon_inode:inotify') n++;
-    } catch {
-      // closed meanwhile
-    }
-  }
-  return n;
-}
 
 /** A repository whose list is kept (settled first), with a deeper tree than the fixture's. */
 async function keptList(inotify: boolean): Promise<{ root: string; ws: Workspace; lists: CandidateListCache; paths: () => Promise<string[]>; close: () => void }> {
@@ -145,35 +135,35 @@ describe('what does not change the list keeps it', () => {
 
 describe('inotify instances', () => {
   it('are closed with a dropped list and with the cache', async () => {
-    const before = inotifyFds();
+    const before = inotifyInstances();
     const k = await keptList(true);
     try {
-      assert.equal(inotifyFds(), before + 1);
+      assert.equal(inotifyInstances(), before + 1);
       for (let i = 0; i < 3; i++) {
         mkdirSync(join(k.root, `d${i}`));
         writeFileSync(join(k.root, `d${i}`, 'f.txt'), 'x\n');
         assert.equal(k.lists.lookup(k.ws, false), null);
-        await waitFor(() => inotifyFds() === before, 10_000, 'the dropped list to close its instance (on the thread pool)');
+        await waitFor(() => inotifyInstances() === before, 10_000, 'the dropped list to close its instance (on the thread pool)');
         await settle();
         await k.paths();
         assert.equal(await k.lists.watchedByInotify(k.ws, false), true);
-        assert.equal(inotifyFds(), before + 1, 'only the kept list holds one');
+        assert.equal(inotifyInstances(), before + 1, 'only the kept list holds one');
       }
     } finally {
       k.close();
     }
-    await waitFor(() => inotifyFds() === before, 10_000, 'the cache to close every instance');
+    await waitFor(() => inotifyInstances() === before, 10_000, 'the cache to close every instance');
   });
 
   it('a cache closed while its watches are being set up leaves no instance open', async () => {
     const k = await keptList(false);
     try {
-      const before = inotifyFds();
+      const before = inotifyInstances();
       const lists = new CandidateListCache();
       await listCandidates(k.ws, opts, signal, new PathClassCache(), lists);
       lists.close(); // the runtime closes right after a search that listed the tree
       assert.equal(await lists.watchedByInotify(k.ws, false), false);
-      await waitFor(() => inotifyFds() === before, 10_000, 'the instance being set up to be closed');
+      await waitFor(() => inotifyInstances() === before, 10_000, 'the instance being set up to be closed');
     } finally {
       k.close();
     }

@@ -2,10 +2,11 @@
 // must end it: no process of this runtime is left waiting once close() returns and it exits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Sandbox } from '../../../src/sandbox/index.js';
 import { shellRig } from './rig.js';
 import { sessionRig } from '../shell-session/rig.js';
+import { inotifyInstances } from '../../support/inotify.js';
 
 const skip = new Sandbox({ workspace: '/tmp', spare: false }).host.cgroups.bases.pids ? false : 'no writable pids cgroup: no spare wrapper';
 
@@ -44,18 +45,6 @@ test('closing the runtime ends shell.exec\'s spare wrapper', { skip }, async () 
   }
 });
 
-/** This process's inotify instances (the workspace watches of shell.exec and shell.session, fs.search's). */
-function inotifyInstances(): number {
-  let n = 0;
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) === 'anon_inode:inotify') n++;
-    } catch {
-      // closed meanwhile
-    }
-  }
-  return n;
-}
 
 test("closing the runtime ends shell.exec's and shell.session's workspace watches", async () => {
   const before = inotifyInstances();
