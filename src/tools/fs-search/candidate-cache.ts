@@ -15,9 +15,9 @@
 import { closeSync, constants, lstatSync, openSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
-import { procPath, type GitLocations, type Workspace } from '../../resources/index.js';
+import { procPath, watchableFileSystem, type GitLocations, type Workspace } from '../../resources/index.js';
 import type { CandidateSet } from './candidate-set.js';
-import { TreeWatch, watchableFileSystem } from './tree-watch.js';
+import { TreeWatch } from './tree-watch.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 export const RACY_MARGIN_MS = 1000;

@@ -17,8 +17,6 @@
 // systems are watched; elsewhere, or without koffi or watches (ENOSPC), the caller keeps its lstats.
 import { DIRECTORY_MASK, IN_CLOSE_WRITE, IN_DONT_FOLLOW, IN_ENTRIES, IN_MODIFY, IN_Q_OVERFLOW, IN_SELF, Inotify } from '../../resources/index.js';
 
-export { watchableFileSystem } from '../../resources/index.js';
-
 const FILE_MASK = IN_MODIFY | IN_CLOSE_WRITE | IN_SELF | IN_DONT_FOLLOW;
 
 export class TreeWatch {

@@ -167,11 +167,21 @@ describe('a page of matches stops reading a file at the lines it can use', () =>
 
   it('the first page of one minified line of 2 million matches reads 201 of them from ripgrep', async () => {
     write(root, 'f/bundle.min.js', `${'ab'.repeat(2 * 1024 * 1024)}\n`); // over the in-process bound: ripgrep's
+    // The longest text parsed as JSON: the record's head with its 4 MiB line, not its ~100 MB whole.
+    const parse = JSON.parse;
+    let longest = 0;
+    JSON.parse = ((text: string, ...rest: unknown[]) => {
+      longest = Math.max(longest, text.length);
+      return (parse as (...a: unknown[]) => unknown)(text, ...rest);
+    }) as typeof JSON.parse;
     try {
       const r = await page({ query: 'AB', case_sensitive: false, include: ['f/**'], include_generated: true, max_results: 200 });
+      JSON.parse = parse;
+      assert.ok(longest < 8 * 1024 * 1024, `parsed ${longest} characters at once`);
       assert.deepEqual(r.matches?.map((m) => m.column), Array.from({ length: 200 }, (_, i) => 2 * i + 1));
       assert.equal(r.truncation_reason, 'max_results');
     } finally {
+      JSON.parse = parse;
       rmSync(join(root, 'f'), { recursive: true, force: true });
     }
   });

@@ -36,6 +36,7 @@ interface RgMatch {
 /** Records longer than this are parsed without all their submatches when a page needs only some. */
 const LARGE_RECORD_BYTES = 256 * 1024;
 const SUBMATCHES = Buffer.from(',"submatches":[');
+const MATCH_OPEN = Buffer.from('{"match":{"');
 const SUBMATCH_END = /^\},"start":(\d+),"end":(\d+)\}/;
 
 /**
@@ -58,8 +59,8 @@ export function parseMatchHead(rec: Buffer, max: number): { readonly m: RgMatch;
   const submatches: { start: number; end: number }[] = [];
   let i = at + SUBMATCHES.length;
   while (submatches.length < max && rec[i] === 0x7b /* { */) {
-    const open = rec.indexOf('{"match":{"', i) === i ? i + 11 : -1;
-    if (open === -1) return null;
+    if (rec.compare(MATCH_OPEN, 0, MATCH_OPEN.length, i, i + MATCH_OPEN.length) !== 0) return null;
+    const open = i + MATCH_OPEN.length;
     const quote = rec.indexOf('":"', open); // after "text" or "bytes"
     if (quote === -1) return null;
     // The string's end: a quote after an even number of backslashes.
@@ -339,7 +340,7 @@ export class RipgrepEngine implements ContentEngine {
       return this.#runAll(files, q, reader, signal, cap);
     }
     // A page that ends early, of a literal the bytes alone decide: read here, no child at all.
-    if (this.#inProcess && scannable(q)) return scanLiterals(files, q, reader, signal, stopAfter, (path) => this.#run([path], q, reader, signal, undefined, undefined, undefined, cap), cap);
+    if (this.#inProcess && scannable(q)) return scanLiterals(files, q, reader, signal, stopAfter, (path) => this.#run([path], q, reader, signal, { cap }), cap);
     // Stopping early needs each run to read its files in order, on one thread; one such run per
     // core keeps the cores busy. The runs take the files in stripes (not consecutive parts), so
     // that the prefix a page needs is searched by all of them at once: a common query's page,
@@ -351,7 +352,7 @@ export class RipgrepEngine implements ContentEngine {
     const runs: Promise<SearchAnswer>[] = [];
     try {
       for (let r = 0; r < parts; r++) {
-        const run = this.#run(stripes.stripe(r), q, reader, signal, stopAfter, { stripes, part: r }, undefined, cap);
+        const run = this.#run(stripes.stripe(r), q, reader, signal, { striped: { stripes, part: r }, cap });
         // Awaited in order below; one that fails while an earlier one is awaited is not unhandled.
         run.catch(() => undefined);
         runs.push(run);
@@ -385,7 +386,7 @@ export class RipgrepEngine implements ContentEngine {
         const handed = opening !== null ? await opening : handOver(slice, reader);
         opening = null;
         if (runs.length >= 2) await runs[runs.length - 2];
-        const run = this.#run(slice, q, reader, signal, undefined, undefined, handed, cap);
+        const run = this.#run(slice, q, reader, signal, { opened: handed, cap });
         // Awaited in order below; one that fails while an earlier one is awaited is not unhandled.
         run.catch(() => undefined);
         runs.push(run);
@@ -406,8 +407,11 @@ export class RipgrepEngine implements ContentEngine {
   /**
    * One ripgrep run over at most #perRun of `files` (the first ones); `searched` counts from the
    * first of `files`, so a run cut by the descriptor budget reads like one that stopped early.
+   * `striped`: one of the runs of a page that stops early; `opened`: the files, opened already;
+   * `cap`: where a file's hits may stop.
    */
-  async #run(all: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, stopAfter: number | undefined, striped?: { readonly stripes: Stripes; readonly part: number }, opened?: Handed, cap?: ResultCap): Promise<SearchAnswer> {
+  async #run(all: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, o: { readonly striped?: { readonly stripes: Stripes; readonly part: number }; readonly opened?: Handed; readonly cap?: ResultCap | undefined } = {}): Promise<SearchAnswer> {
+    const { striped, opened, cap } = o;
     const files = all.length > this.#perRun ? all.slice(0, this.#perRun) : all;
     if (signal.aborted || files.length === 0) {
       for (const fd of opened?.fds ?? []) closeSync(fd);
