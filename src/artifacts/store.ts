@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 import { ToolgateError, type ArtifactRef, type Digest } from '../protocol/index.js';
@@ -125,6 +125,22 @@ export class ArtifactStore implements ArtifactSink {
           syncFailed = { error: e };
           throw e;
         }
+      },
+      syncAsync(): Promise<void> {
+        if (done) return Promise.reject(new Error('artifact writer is closed'));
+        if (syncFailed) return Promise.reject(syncFailed.error);
+        const wrote = bytes;
+        return new Promise<void>((resolve, reject) =>
+          fsync(fd, (e) => {
+            if (e) {
+              syncFailed = { error: e }; // never retried, as above
+              reject(e);
+              return;
+            }
+            if (bytes === wrote) dirty = false;
+            resolve();
+          }),
+        );
       },
       close: (): ArtifactRef => {
         if (done) throw new Error('artifact writer is closed');

@@ -33,6 +33,11 @@ export interface ArtifactWriter {
    * not sync again. Optional: a writer that holds bytes back (redaction) has none.
    */
   sync?(): void;
+  /**
+   * The same sync on the libuv pool: the event loop runs meanwhile (a large blob's fsync took
+   * hundreds of ms on it). No write may be made until it settles. Optional, like sync.
+   */
+  syncAsync?(): Promise<void>;
   /** Seals the blob: fsync (unless a sync covered every byte), rename to its digest. */
   close(): ArtifactRef;
   abort(): void;

@@ -30,6 +30,7 @@ export { Inotify, watchableFileSystem, DIRECTORY_MASK, IN_CLOSE_WRITE, IN_DONT_F
 export { secretNameOf, refuseSecretLink, SECRET_LINK_WALK_LIMIT, type LinkedFile } from './paths/secret-links.js';
 export { tempName, partName, ownerTag, isToolgateTempName, ownerIsGone } from './paths/temp-name.js';
 export { sweepWorkspaceTemps, SWEEP_ENTRY_LIMIT } from './paths/sweep-temps.js';
+export { TreePacer, nextTurn, PACE_ENTRIES, PACE_BYTES } from './paths/pacer.js';
 export { walkTree, removeTree, buildTree, type TreeEntry, type TreeLimits, type RebuildEntry } from './paths/tree.js';
 export {
   fileImage,
@@ -38,6 +39,7 @@ export {
   storePreimage,
   PreimageBundle,
   postImage,
+  putPaced,
   commitFileSet,
   removeCreatedDirs,
   reconcileFileSet,

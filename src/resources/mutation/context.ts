@@ -10,10 +10,19 @@ import type { Workspace } from '../paths/workspace.js';
 export type MutationIntent = Readonly<Record<string, unknown>>;
 
 /** Where preimages are kept: the call's artifact store. */
+/** What a preimage artifact is written with (the artifact store's writer). */
+export interface PreimageWriter {
+  write(chunk: Uint8Array): void;
+  sync?(): void;
+  syncAsync?(): Promise<void>;
+  close(): ArtifactRef;
+  abort(): void;
+}
+
 export interface PreimageStore {
   put(data: Uint8Array | string, mediaType: string, role: string): ArtifactRef;
   get(digest: Digest): Buffer;
-  writer(mediaType: string, role: string): { write(chunk: Uint8Array): void; sync?(): void; close(): ArtifactRef; abort(): void };
+  writer(mediaType: string, role: string): PreimageWriter;
 }
 
 /** The workspace revision, advanced once the workspace changed. */

@@ -7,7 +7,16 @@ import type { OpenedTarget } from '../paths/write-target.js';
 import type { FailedCommitOutcome, MutationContext } from './context.js';
 import { removeEmptyDirs } from './entry-at.js';
 import { fileSetIntentOf } from './file-set-reconcile.js';
+import { TreePacer } from '../paths/pacer.js';
 import { postImage, PreimageBundle, type ChangeRecord, type StagedBundle } from './record.js';
+
+/**
+ * Preimages larger than this in all are hashed and written a slice at a time and synced on the
+ * libuv pool (the event loop runs meanwhile; fs.delete of a 200 MB file held it 0.5 s). Smaller
+ * ones are synced on this thread while the intent's sync runs on the store's writer, which is
+ * quicker than a hop to the pool and back (fs.patch's 20 files, bench/patch).
+ */
+export const PACED_PREIMAGE_BYTES = 1024 * 1024;
 
 export interface PlannedWrite {
   readonly target: OpenedTarget;
@@ -27,13 +36,14 @@ export function removeCreatedDirs(ctx: MutationContext, plans: readonly PlannedW
 export async function commitFileSet(ctx: MutationContext, plans: readonly PlannedWrite[], sent: { value: boolean }): Promise<CommitResult> {
   const artifacts: ArtifactRef[] = [];
   const bundle = new PreimageBundle();
-  const changes: ChangeRecord[] = plans.map((p) => ({
-    op: 'file',
-    path: p.target.path,
-    before: p.target.current ? bundle.add(p.target.current) : null,
-    after: p.after ? postImage(p.after) : null,
-    created_dirs: [...p.target.created_dirs],
-  }));
+  const pacer = new TreePacer();
+  const large = plans.reduce((n, p) => n + (p.target.current?.data.length ?? 0), 0) > PACED_PREIMAGE_BYTES;
+  const changes: ChangeRecord[] = [];
+  for (const p of plans) {
+    const current = p.target.current;
+    const before = current === null ? null : large ? await bundle.addPaced(current, pacer) : bundle.add(current);
+    changes.push({ op: 'file', path: p.target.path, before, after: p.after ? postImage(p.after) : null, created_dirs: [...p.target.created_dirs] });
+  }
   const txChanges: FileChange[] = plans.map((p) => ({
     site: { root: ctx.workspace.root, dir: p.target.dir, path: p.target.path, dirfd: p.target.dirfd, parent: p.target.parent, name: p.target.name, expected: p.target.state },
     before: p.target.current,
@@ -47,10 +57,11 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
   // on the store's writer thread and the staged files' on the libuv pool (before, it was synced
   // after the intent's). It enters the store (renamed to its digest) only once the intent is
   // recorded, so a commit that stops before leaves no artifact.
-  const digest = bundle.digest();
+  const digest = large ? await bundle.digestPaced(pacer) : bundle.digest();
+  const role = `preimages:${plans.length === 1 ? plans[0]?.target.path : `${plans.length} files`}`;
   let preimages: StagedBundle | null;
   try {
-    preimages = bundle.stage(ctx.artifacts, `preimages:${plans.length === 1 ? plans[0]?.target.path : `${plans.length} files`}`);
+    preimages = large ? await bundle.stagePaced(ctx.artifacts, role, pacer) : bundle.stage(ctx.artifacts, role);
   } catch (e) {
     throw asToolgateError(e, '(preimages of the file set)'); // nothing staged, nothing sent
   }
@@ -67,17 +78,23 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
       }
       // After the files are staged: an fsync under way makes creates wait for its journal commit.
       let syncFailure: { readonly error: unknown } | null = null;
-      try {
-        preimages?.sync();
-      } catch (error) {
-        syncFailure = { error };
+      // A large bundle syncs on the pool; it is awaited before anything closes its fd.
+      const syncing = large && preimages ? preimages.syncAsync().catch((error: unknown) => void (syncFailure = { error })) : null;
+      if (!large) {
+        try {
+          preimages?.sync();
+        } catch (error) {
+          syncFailure = { error };
+        }
       }
       try {
         await sending;
       } catch (e) {
         intent.failure = { error: e };
+        await syncing;
         throw e;
       }
+      await syncing;
       sent.value = true;
       if (syncFailure) throw syncFailure.error;
       if (preimages) {

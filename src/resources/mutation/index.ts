@@ -10,6 +10,7 @@ export {
   storePreimage,
   PreimageBundle,
   postImage,
+  putPaced,
   type FileImage,
   type ChangeRecord,
   type MutationEvidence,

@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { sha256Hex, type ArtifactRef } from '../../protocol/index.js';
 import type { FileBytes } from '../paths/atomic-replace.js';
-import type { PreimageStore } from './context.js';
+import type { PreimageStore, PreimageWriter } from './context.js';
+import type { TreePacer } from '../paths/pacer.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -71,6 +72,22 @@ export class PreimageBundle {
     return img;
   }
 
+  /** As add, hashing a large file a slice at a time (the event loop runs between slices). */
+  async addPaced(bytes: FileBytes, pacer: TreePacer): Promise<FileImage> {
+    const h = createHash('sha256');
+    await pacer.slices(bytes.data.length, (at, n) => h.update(bytes.data.subarray(at, at + n)));
+    const img = { sha256: h.digest('hex'), size: bytes.data.length, mode: bytes.mode, artifact: null, offset: this.#size };
+    this.#chunks.push(bytes.data);
+    this.#images.push(img);
+    this.#size += bytes.data.length;
+    return img;
+  }
+
+  /** The bytes of every preimage added. */
+  get bytes(): number {
+    return this.#size;
+  }
+
   get empty(): boolean {
     return this.#images.length === 0;
   }
@@ -84,6 +101,28 @@ export class PreimageBundle {
     const h = createHash('sha256');
     for (const c of this.#chunks) h.update(c);
     return `sha256:${h.digest('hex')}`;
+  }
+
+  /** As digest, hashing a slice at a time; one image is its own digest (not hashed twice). */
+  async digestPaced(pacer: TreePacer): Promise<string | null> {
+    if (this.#images.length === 0) return null;
+    if (this.#images.length === 1) return `sha256:${(this.#images[0] as FileImage).sha256}`;
+    const h = createHash('sha256');
+    for (const c of this.#chunks) await pacer.slices(c.length, (at, n) => h.update(c.subarray(at, at + n)));
+    return `sha256:${h.digest('hex')}`;
+  }
+
+  /** As stage, writing a slice at a time; sync the result with syncAsync. */
+  async stagePaced(artifacts: PreimageStore, role: string, pacer: TreePacer): Promise<StagedBundle | null> {
+    if (this.#images.length === 0) return null;
+    const w = artifacts.writer('application/octet-stream', role);
+    try {
+      for (const c of this.#chunks) await pacer.slices(c.length, (at, n) => w.write(c.subarray(at, at + n)));
+    } catch (e) {
+      w.abort();
+      throw e;
+    }
+    return this.#staged(w);
   }
 
   /**
@@ -101,8 +140,16 @@ export class PreimageBundle {
       w.abort();
       throw e;
     }
+    return this.#staged(w);
+  }
+
+  #staged(w: PreimageWriter): StagedBundle {
     return {
       sync: () => w.sync?.(), // a store whose writers cannot sync on their own syncs at close
+      syncAsync: async () => {
+        if (w.syncAsync) await w.syncAsync();
+        else w.sync?.();
+      },
       seal: () => {
         const ref = w.close();
         for (const img of this.#images) img.artifact = ref.digest;
@@ -116,15 +163,44 @@ export class PreimageBundle {
   seal(artifacts: PreimageStore, role: string): ArtifactRef | null {
     return this.stage(artifacts, role)?.seal() ?? null;
   }
+
+  /** As seal, writing a slice at a time and syncing on the libuv pool. */
+  async sealPaced(artifacts: PreimageStore, role: string, pacer: TreePacer): Promise<ArtifactRef | null> {
+    const staged = await this.stagePaced(artifacts, role, pacer);
+    if (staged === null) return null;
+    try {
+      await staged.syncAsync();
+      return staged.seal();
+    } catch (e) {
+      staged.abort();
+      throw e;
+    }
+  }
 }
 
 /** A preimage bundle written and syncing, not yet in the store. */
 export interface StagedBundle {
   sync(): void;
+  /** The sync on the libuv pool (a large bundle): the event loop runs meanwhile. */
+  syncAsync(): Promise<void>;
   seal(): ArtifactRef;
   abort(): void;
 }
 
 export function postImage(bytes: FileBytes): FileImage {
   return { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: null, offset: 0 };
+}
+
+/** As PreimageStore.put, written a slice at a time and synced on the libuv pool (TreePacer). */
+export async function putPaced(artifacts: PreimageStore, data: string | Uint8Array, mediaType: string, role: string, pacer: TreePacer): Promise<ArtifactRef> {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  const w = artifacts.writer(mediaType, role);
+  try {
+    await pacer.slices(bytes.length, (at, n) => w.write(bytes.subarray(at, at + n)));
+    await w.syncAsync?.();
+    return w.close();
+  } catch (e) {
+    w.abort();
+    throw e;
+  }
 }

@@ -15,14 +15,13 @@ import { openDirectoryBeneath } from './open-directory.js';
 import { procPath } from './open-beneath.js';
 import { isToolgateTempName, ownerIsGone } from './temp-name.js';
 import { removeTree } from './tree.js';
+import { nextTurn, TreePacer } from './pacer.js';
 import type { Workspace } from './workspace.js';
 
 /** Directory entries one sweep lists at most (it stops there; the next open sweeps again). */
 export const SWEEP_ENTRY_LIMIT = 1_000_000;
 /** Entries and directories read between two turns of the event loop. */
 const SWEEP_SLICE = 2_048;
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The leftovers removed. `pause` lets the event loop run (every SWEEP_SLICE entries or directories). */
 export async function sweepWorkspaceTemps(ws: Workspace, pause: () => Promise<void> = nextTurn): Promise<string[]> {
@@ -60,11 +59,12 @@ export async function sweepWorkspaceTemps(ws: Workspace, pause: () => Promise<vo
     }
   }
   const removed: string[] = [];
-  for (const path of found) if (removeBeneath(ws, path)) removed.push(path);
+  const pacer = new TreePacer(pause);
+  for (const path of found) if (await removeBeneath(ws, path, pacer)) removed.push(path);
   return removed;
 }
 
-function removeBeneath(ws: Workspace, path: string): boolean {
+async function removeBeneath(ws: Workspace, path: string, pacer: TreePacer): Promise<boolean> {
   const parts = path.split('/');
   const name = parts.pop() as string;
   try {
@@ -72,7 +72,7 @@ function removeBeneath(ws: Workspace, path: string): boolean {
     try {
       const st = lstatSync(procPath(d.fd, name));
       if (!st.isFile() && !st.isDirectory()) return false;
-      removeTree(d.fd, name);
+      await removeTree(d.fd, name, pacer);
       return true;
     } finally {
       if (d.fd !== ws.rootFd) closeSync(d.fd);

@@ -1,11 +1,15 @@
 // Directory trees walked, removed and rebuilt through open directory fds only: every entry is
 // reached as /proc/self/fd/<dirfd>/<name> with O_NOFOLLOW, so a directory swapped for a link
 // mid-walk is never entered (the `rm -rf` race).
+//
+// Each entry is a few synchronous system calls; a TreePacer (pacer.ts) lets the event loop run
+// between slices of the work, and a large file is read a slice at a time.
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, rmdirSync, symlinkSync, unlinkSync, writeSync, fchmodSync } from 'node:fs';
 import { ToolgateError } from '../../protocol/index.js';
 import { procPath } from './open-beneath.js';
 import { openRegular } from './regular-file.js';
-import { readAt } from './read-at.js';
+import { readInto } from './read-at.js';
+import { TreePacer } from './pacer.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_WRONLY, O_CREAT, O_EXCL } = constants;
 
@@ -40,9 +44,9 @@ function errno(e: unknown): string | undefined {
  * Lists the entry `name` in `dirfd` and, for a directory, everything beneath it (parents first).
  * An entry that vanishes or turns into a link while it is listed is `precondition_failed`.
  */
-export function walkTree(dirfd: number, name: string, limits: TreeLimits, read = false): TreeEntry[] {
+export async function walkTree(dirfd: number, name: string, limits: TreeLimits, read = false, pacer = new TreePacer()): Promise<TreeEntry[]> {
   try {
-    return walkTreeUnchecked(dirfd, name, limits, read);
+    return await walkTreeUnchecked(dirfd, name, limits, read, pacer);
   } catch (e) {
     const code = errno(e);
     if (!ToolgateError.isInstance(e) && (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EINVAL' || code === 'ENXIO')) {
@@ -52,10 +56,11 @@ export function walkTree(dirfd: number, name: string, limits: TreeLimits, read =
   }
 }
 
-function walkTreeUnchecked(dirfd: number, name: string, limits: TreeLimits, read: boolean): TreeEntry[] {
+async function walkTreeUnchecked(dirfd: number, name: string, limits: TreeLimits, read: boolean, pacer: TreePacer): Promise<TreeEntry[]> {
   const out: TreeEntry[] = [];
   let bytes = 0;
-  const visit = (parentFd: number, entryName: string, rel: string): void => {
+  const visit = async (parentFd: number, entryName: string, rel: string): Promise<void> => {
+    if (pacer.due()) await pacer.pause();
     const st = lstatSync(procPath(parentFd, entryName));
     if (out.length >= limits.maxEntries) throw limitError('entries', limits, out.length + 1, bytes);
     const base = { path: rel, mode: st.mode & 0o7777, dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
@@ -66,7 +71,7 @@ function walkTreeUnchecked(dirfd: number, name: string, limits: TreeLimits, read
     if (st.isFile()) {
       bytes += st.size;
       if (bytes > limits.maxBytes) throw limitError('bytes', limits, out.length + 1, bytes);
-      out.push(read ? { ...base, kind: 'file', data: readEntry(parentFd, entryName, base, rel) } : { ...base, kind: 'file' });
+      out.push(read ? { ...base, kind: 'file', data: await readEntry(parentFd, entryName, base, rel, pacer) } : { ...base, kind: 'file' });
       return;
     }
     if (!st.isDirectory()) throw new ToolgateError('unsupported', `${rel || entryName} is neither a file, a directory nor a link`, { path: rel });
@@ -75,29 +80,36 @@ function walkTreeUnchecked(dirfd: number, name: string, limits: TreeLimits, read
     try {
       const dst = fstatSync(fd);
       if (dst.ino !== st.ino || dst.dev !== st.dev) throw new ToolgateError('precondition_failed', `${rel} changed while it was listed`, { path: rel, reason: 'changed_since_check' });
-      for (const child of readdirSync(`/proc/self/fd/${fd}`).sort()) visit(fd, child, rel ? `${rel}/${child}` : child);
+      for (const child of readdirSync(`/proc/self/fd/${fd}`).sort()) await visit(fd, child, rel ? `${rel}/${child}` : child);
     } finally {
       closeSync(fd);
     }
   };
-  visit(dirfd, name, '');
+  await visit(dirfd, name, '');
   return out;
 }
 
 /** Reads a regular file through its parent fd, checking it is the inode that was listed. */
-function readEntry(parentFd: number, name: string, entry: { dev: number; ino: number; size: number }, rel: string): Buffer {
+async function readEntry(parentFd: number, name: string, entry: { dev: number; ino: number; size: number }, rel: string, pacer: TreePacer): Promise<Buffer> {
   // Non-blocking and regular-only: an entry swapped for a FIFO since the listing must not hang the call.
   const { fd, st } = openRegular(parentFd, name, rel);
   try {
     if (st.ino !== entry.ino || st.dev !== entry.dev || st.size !== entry.size) throw new ToolgateError('precondition_failed', `${rel} changed while it was read`, { path: rel, reason: 'changed_since_check' });
-    return readAt(fd, 0, st.size);
+    const data = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    await pacer.slices(st.size, (at, n) => {
+      got += readInto(fd, data.subarray(at, at + n), at).length;
+    });
+    // Shorter than it was listed: the walk after the move compares sizes and puts the tree back.
+    return got === st.size ? data : data.subarray(0, got);
   } finally {
     closeSync(fd);
   }
 }
 
 /** Removes `name` in `dirfd` and everything beneath it, entering directories only by fd. Returns entries removed. */
-export function removeTree(dirfd: number, name: string): number {
+export async function removeTree(dirfd: number, name: string, pacer = new TreePacer()): Promise<number> {
+  if (pacer.due()) await pacer.pause();
   const st = lstatSync(procPath(dirfd, name));
   if (!st.isDirectory()) {
     unlinkSync(procPath(dirfd, name));
@@ -114,7 +126,7 @@ export function removeTree(dirfd: number, name: string): number {
     return 1;
   }
   try {
-    for (const child of readdirSync(`/proc/self/fd/${fd}`)) n += removeTree(fd, child);
+    for (const child of readdirSync(`/proc/self/fd/${fd}`)) n += await removeTree(fd, child, pacer);
   } finally {
     closeSync(fd);
   }
@@ -135,7 +147,7 @@ export interface RebuildEntry {
  * parents first; each is created inside its parent's open fd, never through a path of
  * several components. Directory modes are set last, so a read-only directory is filled first.
  */
-export function buildTree(dirfd: number, name: string, entries: readonly RebuildEntry[]): void {
+export async function buildTree(dirfd: number, name: string, entries: readonly RebuildEntry[], pacer = new TreePacer()): Promise<void> {
   const children = new Map<string, RebuildEntry[]>();
   for (const e of entries) {
     if (e.path === '') continue;
@@ -143,15 +155,17 @@ export function buildTree(dirfd: number, name: string, entries: readonly Rebuild
     const parent = cut < 0 ? '' : e.path.slice(0, cut);
     (children.get(parent) ?? children.set(parent, []).get(parent) ?? []).push(e);
   }
-  const make = (parentFd: number, entryName: string, e: RebuildEntry): void => {
+  const make = async (parentFd: number, entryName: string, e: RebuildEntry): Promise<void> => {
+    if (pacer.due()) await pacer.pause();
     const at = procPath(parentFd, entryName);
     if (e.kind === 'symlink') return symlinkSync(e.target ?? '', at);
     if (e.kind === 'file') {
       const fd = openSync(at, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
       try {
         const data = e.data ?? new Uint8Array();
-        let off = 0;
-        while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+        await pacer.slices(data.length, (at, n) => {
+          for (let off = at; off < at + n; ) off += writeSync(fd, data, off, at + n - off);
+        });
         fchmodSync(fd, e.mode & 0o777); // never set-id or sticky bits
       } finally {
         closeSync(fd);
@@ -161,7 +175,7 @@ export function buildTree(dirfd: number, name: string, entries: readonly Rebuild
     mkdirSync(at, 0o700);
     const fd = openSync(at, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     try {
-      for (const c of children.get(e.path) ?? []) make(fd, c.path.slice(c.path.lastIndexOf('/') + 1), c);
+      for (const c of children.get(e.path) ?? []) await make(fd, c.path.slice(c.path.lastIndexOf('/') + 1), c);
       fchmodSync(fd, e.mode & 0o777);
     } finally {
       closeSync(fd);
@@ -169,5 +183,5 @@ export function buildTree(dirfd: number, name: string, entries: readonly Rebuild
   };
   const top = entries.find((e) => e.path === '');
   if (!top) throw new ToolgateError('internal_error', 'a tree manifest without its top entry', {});
-  make(dirfd, name, top);
+  await make(dirfd, name, top);
 }

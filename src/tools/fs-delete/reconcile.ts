@@ -26,7 +26,7 @@ async function removeTrash(ctx: ReconcileContext, path: string, trash: string, i
   if (!at || at.dev !== identity.dev || at.ino !== identity.ino) return false;
   const d = openDirectoryBeneath(ctx.workspace.rootFd, ctx.workspace.root, dir, { create: false });
   try {
-    removeTree(d.fd, trash);
+    await removeTree(d.fd, trash);
     await syncDirectories([d.fd]);
     return true;
   } finally {

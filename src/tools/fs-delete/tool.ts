@@ -9,6 +9,7 @@ import {
   openWriteTarget,
   PreimageBundle,
   procPath,
+  putPaced,
   recheckSite,
   refuseSecretLink,
   removeTree,
@@ -16,7 +17,9 @@ import {
   syncDirectories,
   tempName,
   trackedEntries,
+  TreePacer,
   walkTree,
+  type FileImage,
   type ResolvedPath,
   type TreeEntry,
   type Workspace,
@@ -65,14 +68,23 @@ function gitState(tracked: number | null, kind: 'file' | 'directory' | 'symlink'
 }
 
 /** Lists the tree beneath a resolved path through its open parent; refuses secret and protected entries. */
-function listTree(ws: Workspace, r: ResolvedPath, maxEntries: number): TreeEntry[] {
+async function listTree(ws: Workspace, r: ResolvedPath, maxEntries: number): Promise<TreeEntry[]> {
   const leaf = ws.openLeaf(r.path, { links: 'never', allowMissingLeaf: false, leafNoFollow: true });
   try {
-    const entries = walkTree(leaf.dirfd, r.components[r.components.length - 1] as string, { maxEntries, maxBytes: FS_DELETE_MAX_BYTES });
-    for (const e of entries) if (e.path) assertWritable(ws, `${r.path}/${e.path}`, `${r.path}/${e.path}`);
+    const pacer = new TreePacer();
+    const entries = await walkTree(leaf.dirfd, r.components[r.components.length - 1] as string, { maxEntries, maxBytes: FS_DELETE_MAX_BYTES }, false, pacer);
+    await assertAllWritable(ws, r.path, entries, pacer);
     return entries;
   } finally {
     leaf.release();
+  }
+}
+
+/** Refuses the tree when an entry beneath it is secret or protected; the event loop runs every PACE_ENTRIES. */
+async function assertAllWritable(ws: Workspace, top: string, entries: readonly TreeEntry[], pacer: TreePacer): Promise<void> {
+  for (const e of entries) {
+    if (pacer.due()) await pacer.pause();
+    if (e.path) assertWritable(ws, `${top}/${e.path}`, `${top}/${e.path}`);
   }
 }
 
@@ -100,14 +112,14 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
     idempotency: 'reconcile',
     undoable: true,
     reconcile: reconcileFsDelete,
-    normalize(args, ctx) {
+    async normalize(args, ctx) {
       const r = resolveStable(ctx.workspace, args.path, { leafNoFollow: true });
       assertWritable(ctx.workspace, r.path, args.path);
       if (!r.exists) throw new ToolgateError('not_found', `no such file or directory: ${r.path}`, { path: r.path });
       if (r.path === '.') throw new ToolgateError('invalid_resource', 'the workspace root cannot be deleted', { path: '.' });
       if (r.kind === 'other') throw new ToolgateError('unsupported', `${r.path} is neither a file, a directory nor a link`, { path: r.path });
       if (r.kind === 'directory') {
-        const entries = listTree(ctx.workspace, r, args.max_entries);
+        const entries = await listTree(ctx.workspace, r, args.max_entries);
         if (entries.length > 1 && !args.recursive) {
           throw new ToolgateError('invalid_resource', `${r.path} is a directory that is not empty; removing it needs recursive: true`, { path: r.path, reason: 'directory_not_empty', entries: entries.length });
         }
@@ -121,7 +133,7 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
         const dir = r.components.slice(0, -1);
         const kind = r.kind as 'file' | 'directory' | 'symlink';
         if (kind === 'file') {
-          const tracked = trackedEntries(ctx.workspace.root, r.path);
+          const tracked = await trackedEntries(ctx.workspace.root, r.path, ctx.signal);
           const target = openWriteTarget(ctx.workspace, { path: r.path, dir, name, exists: true, parent: r.parent }, { createParents: false, maxBytes: FS_DELETE_MAX_BYTES });
           try {
             if (target.state.kind !== 'file' || target.state.ino !== r.identity?.ino) {
@@ -147,26 +159,32 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
           if (opened.identity.ino !== r.parent.ino || opened.identity.dev !== r.parent.dev) {
             return failedOutcome({ code: 'precondition_failed', message: `the directory of ${r.path} changed`, data: { path: r.path, reason: 'parent_changed' } });
           }
-          const entries = walkTree(opened.fd, name, { maxEntries: ctx.args.max_entries, maxBytes: FS_DELETE_MAX_BYTES }, true);
+          // Up to 100,000 entries and 256 MiB: every step lets the event loop run now and then (TreePacer).
+          const pacer = new TreePacer();
+          const entries = await walkTree(opened.fd, name, { maxEntries: ctx.args.max_entries, maxBytes: FS_DELETE_MAX_BYTES }, true, pacer);
           const top = entries[0];
           if (!top || top.ino !== r.identity?.ino || top.dev !== r.identity.dev) {
             return failedOutcome({ code: 'precondition_failed', message: `${r.path} changed since it was checked`, data: { path: r.path, reason: 'changed_since_check' } });
           }
-          for (const e of entries) if (e.path) assertWritable(ctx.workspace, `${r.path}/${e.path}`, `${r.path}/${e.path}`);
+          await assertAllWritable(ctx.workspace, r.path, entries, pacer);
           const files = entries.filter((e) => e.kind === 'file').length;
-          const tracked = trackedEntries(ctx.workspace.root, r.path);
+          const tracked = await trackedEntries(ctx.workspace.root, r.path, ctx.signal);
           // Every removed file's bytes go into one artifact (one fsync), the manifest into another.
           const artifacts: ArtifactRef[] = [];
           const bundle = new PreimageBundle();
-          const images = entries.map((e) => (e.kind === 'file' ? bundle.add({ data: e.data ?? Buffer.alloc(0), mode: e.mode }) : null));
-          const bref = bundle.seal(ctx.artifacts, `preimages:${r.path}`);
+          const images: (FileImage | null)[] = [];
+          for (const e of entries) {
+            if (pacer.due()) await pacer.pause();
+            images.push(e.kind === 'file' ? await bundle.addPaced({ data: e.data ?? Buffer.alloc(0), mode: e.mode }, pacer) : null);
+          }
+          const bref = await bundle.sealPaced(ctx.artifacts, `preimages:${r.path}`, pacer);
           if (bref) artifacts.push(bref);
           const manifest: ManifestEntry[] = entries.map((e, i) => {
             const img = images[i];
             if (img) return { path: e.path, kind: 'file', mode: e.mode, sha256: img.sha256, artifact: img.artifact ?? '', offset: img.offset, size: img.size };
             return e.kind === 'symlink' ? { path: e.path, kind: e.kind, mode: e.mode, target: e.target ?? '' } : { path: e.path, kind: e.kind, mode: e.mode };
           });
-          const mref = ctx.artifacts.put(JSON.stringify({ path: r.path, entries: manifest }), 'application/json', `tree:${r.path}`);
+          const mref = await putPaced(ctx.artifacts, JSON.stringify({ path: r.path, entries: manifest }), 'application/json', `tree:${r.path}`, pacer);
           artifacts.push(mref);
 
           // Move the whole tree aside in one rename, check it is what was read, then remove it.
@@ -176,12 +194,12 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
           recheckSite(site);
           renameSync(procPath(opened.fd, name), procPath(opened.fd, trash));
           failpoint('during_effect'); // the tree is in the trash, not yet removed
-          const moved = walkTree(opened.fd, trash, { maxEntries: ctx.args.max_entries + 1, maxBytes: Number.MAX_SAFE_INTEGER });
+          const moved = await walkTree(opened.fd, trash, { maxEntries: ctx.args.max_entries + 1, maxBytes: Number.MAX_SAFE_INTEGER }, false, pacer);
           if (!sameEntries(moved, entries.map(({ data: _d, ...rest }) => rest))) {
             renameSync(procPath(opened.fd, trash), procPath(opened.fd, name));
             return failedOutcome({ code: 'precondition_failed', message: `${r.path} changed while it was being deleted; it was put back`, data: { path: r.path, reason: 'changed_since_check' } });
           }
-          const removed = removeTree(opened.fd, trash);
+          const removed = await removeTree(opened.fd, trash, pacer);
           await syncDirectories([opened.fd]);
           const revision = await ctx.revision.advance();
           return {

@@ -149,7 +149,7 @@ export async function restoreTree(ws: Workspace, artifacts: ArtifactSink, c: Ext
   const d = openDirectoryBeneath(ws.rootFd, ws.root, dir, { create: true });
   const tmp = tempName('restore');
   try {
-    buildTree(d.fd, tmp, entries);
+    await buildTree(d.fd, tmp, entries);
     recheckSite({ root: ws.root, dir: dir.join('/'), path: c.path, dirfd: d.fd, parent: d.identity, name, expected: { kind: 'absent' } });
     if (renameNoReplace(d.fd, tmp, d.fd, name) === 'moved') {
       // atomic, and never over an entry that appeared since the re-check
@@ -161,7 +161,7 @@ export async function restoreTree(ws: Workspace, artifacts: ArtifactSink, c: Ext
     await syncDirectories([d.fd]);
   } catch (e) {
     try {
-      removeTree(d.fd, tmp);
+      await removeTree(d.fd, tmp);
     } catch {
       // nothing staged
     }

@@ -61,7 +61,7 @@ test('outside a work tree: listGitFiles, gitLocations and trackedEntries say so 
     const signal = new AbortController().signal;
     assert.equal(await listGitFiles(d.workspace, false, signal), null);
     assert.equal(await gitLocations(d.workspace, signal), null);
-    assert.equal(trackedEntries(d.workspace, 'a.ts'), null);
+    assert.equal(await trackedEntries(d.workspace, 'a.ts', signal), null);
     assert.equal(await readGitStatus(onHost, d.workspace, signal), null);
   } finally {
     d.cleanup();
@@ -92,12 +92,12 @@ test('gitLocations names the git dir, the common dir and the top level', async (
   }
 });
 
-test('trackedEntries counts the index entries at or under a path', () => {
+test('trackedEntries counts the index entries at or under a path', async () => {
   const r = repo();
   try {
-    assert.equal(trackedEntries(r.root, 'src'), 1);
-    assert.equal(trackedEntries(r.root, 'a.ts'), 1);
-    assert.equal(trackedEntries(r.root, 'new.ts'), 0);
+    assert.equal(await trackedEntries(r.root, 'src', new AbortController().signal), 1);
+    assert.equal(await trackedEntries(r.root, 'a.ts', new AbortController().signal), 1);
+    assert.equal(await trackedEntries(r.root, 'new.ts', new AbortController().signal), 0);
   } finally {
     r.cleanup();
   }
