@@ -9,7 +9,7 @@ export type { ExitReason, OutputChunk } from './supervise.js';
 export { sandboxDoctor, type DoctorCheck } from './doctor.js';
 export { resolveCommand, shellQuote } from './command.js';
 export type { Host } from './host.js';
-export { scanWorkspace, ScanCache, NO_WORKSPACE_MOUNTS, DEFAULT_SCAN_LIMITS, type WorkspaceMounts, type ScanLimits, type ScanOptions } from './workspace-scan.js';
+export { scanWorkspace, scanWorkspacePaced, SCAN_SLICE, ScanCache, NO_WORKSPACE_MOUNTS, DEFAULT_SCAN_LIMITS, type WorkspaceMounts, type ScanLimits, type ScanOptions } from './workspace-scan.js';
 export { isPlaceholder } from './placeholder.js';
 export { GIT_TIMEOUT_MS, gitInSandbox, memoryWriter } from './confined-git.js';
 export { gitStatus, heldGitStatus, type HeldStatus } from './git-status.js';

@@ -19,7 +19,7 @@ import { holdAbsentPaths, sweepAbandonedPlaceholders, type PlaceholderLease } fr
 import { checkToolchainConfig, resolveToolchains, toolchainUses, withToolchainEnv, type ToolchainConfig, type ToolchainUse } from './toolchains.js';
 import { NetProxy, bridgeArgv, bridgeUnsetenv, proxyEnv, type NetProxyLimits, type NetworkReport } from './net-proxy/index.js';
 import type { DestinationGrant, HostResolver } from '../resources/index.js';
-import { NO_WORKSPACE_MOUNTS, ScanCache, scanWorkspace, type ScanLimits, type WorkspaceMounts } from './workspace-scan.js';
+import { NO_WORKSPACE_MOUNTS, ScanCache, scanWorkspace, scanWorkspacePaced, type ScanLimits, type ScanOptions, type WorkspaceMounts } from './workspace-scan.js';
 
 /** Top-level entries the host obeys later: held by a placeholder while a writable run lasts, when absent. */
 export const HOST_CODE_ENTRIES: readonly string[] = [...DEFAULT_PROTECTED_DIRS, ...DEFAULT_PROTECTED_FILES];
@@ -289,7 +289,7 @@ export class Sandbox {
     if (level === 'bwrap' && !(req.internal && !writable)) {
       if (writable) lease = holdAbsentPaths(HOST_CODE_ENTRIES.map((rel) => join(this.#o.workspace, rel)));
       try {
-        profile = { ...profile, workspaceMounts: this.workspaceMounts(user, lease?.paths ?? []) };
+        profile = { ...profile, workspaceMounts: await this.workspaceMountsPaced(user, lease?.paths ?? []) };
       } catch (e) {
         lease?.release();
         throw e;
@@ -452,13 +452,18 @@ export class Sandbox {
     this.#scanCache.close();
   }
 
-  /** The scan's mounts, with the placeholders of absent host-code entries masked like secrets (shell.session re-scans with it). */
+  /** The scan's mounts, with the placeholders of absent host-code entries masked like secrets (a sandbox of its own: a gateway's launch). */
   workspaceMounts(user: { uid: number; gid: number }, placeholders: readonly string[]): WorkspaceMounts {
-    const m = scanWorkspace(this.#o.workspace, { classify: this.#classify, user, cache: this.#scanCache, ...(this.#o.scanLimits ? { limits: this.#o.scanLimits } : {}) });
-    if (!placeholders.length) return m;
-    // Masked rather than bound onto itself: an empty `.git` file would be a broken gitfile to
-    // git inside, a device is skipped (as if absent).
-    return { ...m, readOnly: m.readOnly.filter((p) => !placeholders.includes(p)), maskFiles: [...m.maskFiles, ...placeholders] };
+    return withPlaceholders(scanWorkspace(this.#o.workspace, this.#scanOptions(user)), placeholders);
+  }
+
+  /** The same, scanned a slice at a time so that other calls run meanwhile (shell.exec, shell.session). */
+  async workspaceMountsPaced(user: { uid: number; gid: number }, placeholders: readonly string[]): Promise<WorkspaceMounts> {
+    return withPlaceholders(await scanWorkspacePaced(this.#o.workspace, this.#scanOptions(user)), placeholders);
+  }
+
+  #scanOptions(user: { uid: number; gid: number }): ScanOptions {
+    return { classify: this.#classify, user, cache: this.#scanCache, ...(this.#o.scanLimits ? { limits: this.#o.scanLimits } : {}) };
   }
 
   /** The limits a run gets on this host, and who enforces each (shell.session starts with it). */
@@ -503,4 +508,11 @@ function nodeInSandbox(cwd: string, visible: ((p: string) => boolean) | undefine
     if (found !== null) return found;
   }
   throw new ToolgateError('unsupported', 'network allowlist runs a small bridge with node inside the sandbox, and no node is visible there', { argument: 'network' });
+}
+
+/** Placeholders of absent host-code entries, masked like secrets: masked rather than bound onto
+ * themselves (an empty `.git` file would be a broken gitfile to git inside, a device is skipped). */
+function withPlaceholders(m: WorkspaceMounts, placeholders: readonly string[]): WorkspaceMounts {
+  if (!placeholders.length) return m;
+  return { ...m, readOnly: m.readOnly.filter((p) => !placeholders.includes(p)), maskFiles: [...m.maskFiles, ...placeholders] };
 }

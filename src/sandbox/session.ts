@@ -162,7 +162,7 @@ export class SandboxSession {
     let fifoDir: string | null = null;
     let child: ChildProcess | null = null;
     try {
-      const masks = sandbox.workspaceMounts(user, lease?.paths ?? []);
+      const masks = await sandbox.workspaceMountsPaced(user, lease?.paths ?? []);
       profile = { ...profile, workspaceMounts: masks };
       // Per-command stdin FIFOs: a private host directory, bound read-only inside (a FIFO opens for writing on a read-only mount).
       sweepDeadOwners(tmpdir(), 'toolgate-session-');
@@ -266,8 +266,8 @@ export class SandboxSession {
   }
 
   /** Whether the workspace's secret and protected entries differ from the ones masked at start. */
-  masksChanged(): boolean {
-    return JSON.stringify(this.#sandbox.workspaceMounts(this.#user, this.#lease?.paths ?? [])) !== this.#masks;
+  async masksChanged(): Promise<boolean> {
+    return JSON.stringify(await this.#sandbox.workspaceMountsPaced(this.#user, this.#lease?.paths ?? [])) !== this.#masks;
   }
 
   /** Starts one command; throws when the session ended or one is running. */

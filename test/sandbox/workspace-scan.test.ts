@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, chownSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PathClassifier } from '../../src/resources/index.js';
-import { Sandbox, ScanCache, scanWorkspace } from '../../src/sandbox/index.js';
+import { Sandbox, SCAN_SLICE, ScanCache, scanWorkspace, scanWorkspacePaced } from '../../src/sandbox/index.js';
 import { BASE_ENV, tempWorkspace } from './fixtures.js';
 import { inotifyWatches } from '../support/inotify.js';
 
@@ -237,5 +237,81 @@ test('a watched scan ends the watches of directories it no longer walks', () => 
     cache.close();
     ws.remove();
     outside.remove();
+  }
+});
+
+test('a paced scan gives the same lists as the whole scan and lets the event loop run every SCAN_SLICE directories; scans of one cache take turns', async () => {
+  const ws = tempWorkspace('tg-scan-paced-');
+  try {
+    for (let i = 0; i < 1_000; i++) mkdirSync(join(ws.dir, `p${i % 40}`, `d${i}`), { recursive: true });
+    for (let i = 0; i < 1_000; i += 97) writeFileSync(join(ws.dir, `p${i % 40}`, `d${i}`, '.env'), 's');
+    mkdirSync(join(ws.dir, 'p3', '.git'));
+    const whole = scanWorkspace(ws.dir, { classify, user: ROOT });
+    let pauses = 0;
+    const counted = async (): Promise<void> => void pauses++;
+    const paced = await scanWorkspacePaced(ws.dir, { classify, user: ROOT }, counted);
+    assert.deepEqual(paced, whole, 'the same lists, in the same order');
+    assert.equal(pauses, Math.floor(1_041 / SCAN_SLICE), 'the root, 40 + 1,000 directories');
+
+    // Two paced scans of one cache at once: the second starts when the first has ended (it finds
+    // the listings watched and clean); both give the lists of a fresh scan.
+    const cache = new ScanCache();
+    try {
+      const seen: string[] = [];
+      const pause = async (): Promise<void> => {
+        seen.push(cache.scanning ? 'scanning' : 'idle');
+        await new Promise((resolve) => setImmediate(resolve));
+      };
+      const [a, b] = await Promise.all([scanWorkspacePaced(ws.dir, { classify, user: ROOT, cache }, pause), scanWorkspacePaced(ws.dir, { classify, user: ROOT, cache }, pause)]);
+      assert.deepEqual(a, whole);
+      assert.deepEqual(b, whole);
+      assert.equal(cache.lastScan.reused, 1_041, 'the second scan reused what the first read');
+      assert.ok(seen.every((s) => s === 'scanning'));
+      // A whole scan while a paced one is between turns would interleave with it: refused.
+      const running = scanWorkspacePaced(ws.dir, { classify, user: ROOT, cache: new ScanCache({ watch: false }) }, pause);
+      const other = new ScanCache({ watch: false });
+      const half = scanWorkspacePaced(ws.dir, { classify, user: ROOT, cache: other }, () => new Promise((resolve) => setImmediate(resolve)));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(other.scanning, true);
+      assert.throws(() => scanWorkspace(ws.dir, { classify, user: ROOT, cache: other }), { code: 'internal_error' });
+      await Promise.all([running, half]);
+    } finally {
+      cache.close();
+    }
+  } finally {
+    ws.remove();
+  }
+});
+
+test('Sandbox.run scans a large workspace between turns of the event loop (its first scan held it 360 ms in 20,000 directories)', async () => {
+  const ws = tempWorkspace('tg-scan-turns-');
+  const sandbox = new Sandbox({ workspace: ws.dir, watchWorkspace: true });
+  try {
+    for (let i = 0; i < 2_000; i++) mkdirSync(join(ws.dir, `p${i % 50}`, `d${i}`), { recursive: true });
+    const before = inotifyWatches();
+    const total = 2_051; // the root, 50 + 2,000 directories: one watch each once scanned
+    // Each turn of the event loop while the command runs counts the watches added so far: a scan
+    // that lets the loop run is seen half done.
+    const seen: number[] = [];
+    let done = false;
+    const spin = (): void => {
+      if (done) return;
+      seen.push(inotifyWatches() - before);
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    let r;
+    try {
+      r = await sandbox.run({ argv: ['true'], cwd: ws.dir, env: { ...BASE_ENV }, timeoutMs: 30_000 });
+    } finally {
+      done = true;
+    }
+    assert.equal(r.exit_code, 0, JSON.stringify(r));
+    assert.equal(inotifyWatches() - before, total);
+    const partly = seen.filter((n) => n > 0 && n < total);
+    assert.ok(partly.length >= 2, `turns that saw the scan half done: ${partly.length} (watch counts seen: ${[...new Set(seen)].join(', ')})`);
+  } finally {
+    sandbox.close();
+    ws.remove();
   }
 });

@@ -184,7 +184,7 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
     const release = entry ? table.hold(entry) : null;
     try {
       const wantMode = ctx.prepared.writable ? 'read-write' : 'read-only';
-      if (entry && (entry.session.isolation.workspace !== wantMode || entry.session.masksChanged())) {
+      if (entry && (entry.session.isolation.workspace !== wantMode || (await entry.session.masksChanged()))) {
         const why =
           entry.session.isolation.workspace !== wantMode
             ? `the workspace is now granted ${wantMode}`
