@@ -229,7 +229,7 @@ export function createShellExec(opts: ShellExecOptions = {}): ToolDefinition<She
           // A command that ran past the status timeout outlasted the held sandbox: a fresh one reads.
           const taken = held?.take() ?? null;
           const after = taken ? await taken : (await Promise.all([gitStatus(sandbox, ctx.workspace.root, quick.signal, opts.statusTimeoutMs), held?.drop()]))[0];
-          if (after) changed = withoutHostCode(changedPaths(ctx.workspace.root, before, after));
+          if (after) changed = withoutHostCode(changedPaths(before, after));
         } finally {
           clearTimeout(timer);
           ctx.signal.removeEventListener('abort', onAbort);

@@ -128,7 +128,7 @@ export function createShellSession(opts: ShellSessionOptions = {}): ToolDefiniti
     let changed: { paths: string[]; truncated: boolean } | null = null;
     if (pending.before) {
       const after = await statusAfter(sandbox, ctx.workspace.root, ctx.signal, held);
-      if (after) changed = changedPaths(ctx.workspace.root, pending.before, after);
+      if (after) changed = changedPaths(pending.before, after);
     }
     const writable = session.isolation.workspace === 'read-write';
     const mayHaveChanged = changed ? changed.paths.length > 0 : writable;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { changedPaths, gitLocations, listGitFiles, parseStatus, readGitStatus, splitZ, trackedEntries, type ConfinedGit } from '../../../src/resources/index.js';
+import { changedPaths, gitLocations, listGitFiles, PACE_ENTRIES, parseStatus, readGitStatus, splitZ, trackedEntries, type ConfinedGit } from '../../../src/resources/index.js';
 import { tempDirs } from '../../support/fixtures.js';
 
 function git(cwd: string, ...args: string[]): string {
@@ -103,6 +103,22 @@ test('trackedEntries counts the index entries at or under a path', async () => {
   }
 });
 
+test('readGitStatus lets the event loop run every PACE_ENTRIES listed paths while it takes their signatures', async () => {
+  const r = repo();
+  try {
+    for (let i = 0; i < 1_000; i++) writeFileSync(join(r.root, `untracked-${i}.txt`), `${i}`);
+    let pauses = 0;
+    const status = await readGitStatus(onHost, r.root, new AbortController().signal, async () => void pauses++);
+    assert.ok(status);
+    const untracked = [...status.codes.values()].filter((c) => c === '??').length;
+    assert.ok(untracked >= 1_000, `${untracked} untracked`);
+    assert.equal(status.signatures.size, status.codes.size);
+    assert.equal(pauses, Math.floor(status.codes.size / PACE_ENTRIES));
+  } finally {
+    r.cleanup();
+  }
+});
+
 test('parseStatus reads porcelain v1 -z records, names with spaces included', () => {
   const codes = parseStatus(' M a.ts\0?? new file.ts\0D  gone.ts\0');
   assert.deepEqual([...codes], [
@@ -126,8 +142,8 @@ test('readGitStatus before and after: changedPaths names every path a command ch
     execFileSync('rm', [join(r.root, 'new.ts')]);
     const after = await readGitStatus(onHost, r.root, signal);
     assert.ok(after);
-    assert.deepEqual(changedPaths(r.root, before, after), { paths: ['a.ts', 'new.ts', 'src/b.ts'], truncated: false });
-    assert.deepEqual(changedPaths(r.root, after, after), { paths: [], truncated: false });
+    assert.deepEqual(changedPaths(before, after), { paths: ['a.ts', 'new.ts', 'src/b.ts'], truncated: false });
+    assert.deepEqual(changedPaths(after, after), { paths: [], truncated: false });
   } finally {
     r.cleanup();
   }
