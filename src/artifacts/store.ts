@@ -1,10 +1,10 @@
-import { closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 import { ToolgateError, type ArtifactRef, type Digest } from '../protocol/index.js';
 import type { ArtifactSink, ArtifactWriter } from '../registry/index.js';
 import { StreamRedactor } from '../redact/index.js';
-import { partName } from '../resources/index.js';
+import { partName, readInto, type TreePacer } from '../resources/index.js';
 
 const DIGEST_RE = /^sha256:([0-9a-f]{64})$/;
 
@@ -74,6 +74,31 @@ export class ArtifactStore implements ArtifactSink {
     const actual = `sha256:${createHash('sha256').update(data).digest('hex')}`;
     if (actual !== digest) throw new ToolgateError('internal_error', `artifact ${digest} is corrupt`, { digest, actual });
     return data;
+  }
+
+  async getPaced(digest: Digest, pacer: TreePacer): Promise<Buffer> {
+    let fd: number;
+    try {
+      fd = openSync(this.pathOf(digest), 'r');
+    } catch (e) {
+      throw new ToolgateError('not_found', `no artifact ${digest}`, { digest }, { cause: e });
+    }
+    try {
+      const size = fstatSync(fd).size;
+      const data = Buffer.allocUnsafe(size);
+      const hash = createHash('sha256');
+      let got = 0;
+      await pacer.slices(size, (at, n) => {
+        const part = readInto(fd, data.subarray(at, at + n), at);
+        hash.update(part);
+        got += part.length;
+      });
+      const actual = `sha256:${hash.digest('hex')}`;
+      if (got !== size || actual !== digest) throw new ToolgateError('internal_error', `artifact ${digest} is corrupt`, { digest, actual });
+      return data;
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /** A writer whose bytes are redacted as they stream in (across write boundaries), unless the role is exact. */

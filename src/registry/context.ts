@@ -16,12 +16,17 @@ import type {
   TaskId,
   EffectClass,
 } from '../protocol/index.js';
-import type { DestinationGrant, Workspace } from '../resources/index.js';
+import type { DestinationGrant, TreePacer, Workspace } from '../resources/index.js';
 
 /** Content-addressed blob storage for large outputs and preimages. */
 export interface ArtifactSink {
   put(data: Uint8Array | string, mediaType: string, role: string): ArtifactRef;
   get(digest: Digest): Buffer;
+  /**
+   * As get, read and checked a slice at a time, the event loop let run between slices by
+   * `pacer` (a preimage of 200 MB held it 0.5 s to read and hash). Optional: get is the fallback.
+   */
+  getPaced?(digest: Digest, pacer: TreePacer): Promise<Buffer>;
   /** Streams into the store; the ref is known once the stream ends. */
   writer(mediaType: string, role: string): ArtifactWriter;
 }

@@ -40,6 +40,7 @@ export {
   PreimageBundle,
   postImage,
   putPaced,
+  sha256Paced,
   commitFileSet,
   removeCreatedDirs,
   reconcileFileSet,

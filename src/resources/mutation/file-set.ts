@@ -8,7 +8,7 @@ import type { FailedCommitOutcome, MutationContext } from './context.js';
 import { removeEmptyDirs } from './entry-at.js';
 import { fileSetIntentOf } from './file-set-reconcile.js';
 import { TreePacer } from '../paths/pacer.js';
-import { postImage, PreimageBundle, type ChangeRecord, type StagedBundle } from './record.js';
+import { postImage, postImagePaced, PreimageBundle, type ChangeRecord, type StagedBundle } from './record.js';
 
 /**
  * Preimages larger than this in all are hashed and written a slice at a time and synced on the
@@ -42,7 +42,8 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
   for (const p of plans) {
     const current = p.target.current;
     const before = current === null ? null : large ? await bundle.addPaced(current, pacer) : bundle.add(current);
-    changes.push({ op: 'file', path: p.target.path, before, after: p.after ? postImage(p.after) : null, created_dirs: [...p.target.created_dirs] });
+    const after = p.after === null ? null : p.after.data.length > PACED_PREIMAGE_BYTES ? await postImagePaced(p.after, pacer) : postImage(p.after);
+    changes.push({ op: 'file', path: p.target.path, before, after, created_dirs: [...p.target.created_dirs] });
   }
   const txChanges: FileChange[] = plans.map((p) => ({
     site: { root: ctx.workspace.root, dir: p.target.dir, path: p.target.path, dirfd: p.target.dirfd, parent: p.target.parent, name: p.target.name, expected: p.target.state },

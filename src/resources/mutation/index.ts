@@ -11,6 +11,7 @@ export {
   PreimageBundle,
   postImage,
   putPaced,
+  sha256Paced,
   type FileImage,
   type ChangeRecord,
   type MutationEvidence,

@@ -74,9 +74,7 @@ export class PreimageBundle {
 
   /** As add, hashing a large file a slice at a time (the event loop runs between slices). */
   async addPaced(bytes: FileBytes, pacer: TreePacer): Promise<FileImage> {
-    const h = createHash('sha256');
-    await pacer.slices(bytes.data.length, (at, n) => h.update(bytes.data.subarray(at, at + n)));
-    const img = { sha256: h.digest('hex'), size: bytes.data.length, mode: bytes.mode, artifact: null, offset: this.#size };
+    const img = { sha256: await sha256Paced(bytes.data, pacer), size: bytes.data.length, mode: bytes.mode, artifact: null, offset: this.#size };
     this.#chunks.push(bytes.data);
     this.#images.push(img);
     this.#size += bytes.data.length;
@@ -189,6 +187,18 @@ export interface StagedBundle {
 
 export function postImage(bytes: FileBytes): FileImage {
   return { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: null, offset: 0 };
+}
+
+/** As postImage, hashed a slice at a time (the event loop runs between slices). */
+export async function postImagePaced(bytes: FileBytes, pacer: TreePacer): Promise<FileImage> {
+  return { sha256: await sha256Paced(bytes.data, pacer), size: bytes.data.length, mode: bytes.mode, artifact: null, offset: 0 };
+}
+
+/** The sha256 (hex) of `data`, hashed a slice at a time. */
+export async function sha256Paced(data: Uint8Array, pacer: TreePacer): Promise<string> {
+  const h = createHash('sha256');
+  await pacer.slices(data.length, (at, n) => h.update(data.subarray(at, at + n)));
+  return h.digest('hex');
 }
 
 /** As PreimageStore.put, written a slice at a time and synced on the libuv pool (TreePacer). */

@@ -9,6 +9,7 @@ import {
   leafStateOf,
   removeAtSite,
   stageFile,
+  stageFilePaced,
   syncDirectories,
   syncStaged,
   type EffectSite,
@@ -17,6 +18,7 @@ import {
   type StagedFile,
 } from './atomic-replace.js';
 import { holdEntry, releaseHeld } from './held-inodes.js';
+import { PACE_BYTES, TreePacer } from './pacer.js';
 import { failpoint } from '../../protocol/index.js';
 
 export interface FileChange {
@@ -55,7 +57,9 @@ export function asToolgateError(e: unknown, path: string): ToolgateError {
 export async function applyAllOrNothing(changes: readonly FileChange[], beforeCommit?: () => void | Promise<void>): Promise<TransactionResult> {
   const staged: (StagedFile | null)[] = [];
   try {
-    for (const c of changes) staged.push(c.after ? stageFile(c.site.dirfd, c.after) : null);
+    // A large file is written a slice at a time, the event loop let run between (PACE_BYTES).
+    const pacer = new TreePacer();
+    for (const c of changes) staged.push(c.after === null ? null : c.after.data.length > PACE_BYTES ? await stageFilePaced(c.site.dirfd, c.after, pacer) : stageFile(c.site.dirfd, c.after));
     const syncing = syncStaged(staged.filter((s): s is StagedFile => s !== null));
     try {
       await beforeCommit?.();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolgateError, type ArtifactRef, type ReceiptId, type Resource } from '../../protocol/index.js';
 import { asOutcome, defineTool, failedOutcome, type NormalizeContext, type ReceiptLookup, type ToolDefinition } from '../../registry/index.js';
-import { commitFileSet, mutationEvidence, openForUndo, removeEmptyDirs, type ChangeRecord, type MutationEvidence, type PlannedWrite } from '../../resources/index.js';
+import { commitFileSet, mutationEvidence, openForUndo, removeEmptyDirs, type ChangeRecord, type FileBytes, type MutationEvidence, type PlannedWrite } from '../../resources/index.js';
 import { conflictsOf, preimageBytes, renameBack, restoreTree, type Conflict } from './restore.js';
 import { reconcileFsUndo } from './reconcile.js';
 
@@ -85,7 +85,8 @@ export function createFsUndo(opts: FsUndoOptions): ToolDefinition<FsUndoArgs, Fs
         // File records are put back together, all or nothing. Preimage bytes are loaded before anything moves.
         if (fileRecords.length > 0) {
           const blobs = new Map<string, Buffer>();
-          const wants = fileRecords.map((c) => ({ c, bytes: c.before ? preimageBytes(ctx.artifacts, c.before, blobs) : null }));
+          const wants: { c: Extract<ChangeRecord, { op: 'file' }>; bytes: FileBytes | null }[] = [];
+          for (const c of fileRecords) wants.push({ c, bytes: c.before ? await preimageBytes(ctx.artifacts, c.before, blobs) : null });
           const plans: PlannedWrite[] = [];
           try {
             for (const { c, bytes } of wants) {
@@ -119,7 +120,7 @@ export function createFsUndo(opts: FsUndoOptions): ToolDefinition<FsUndoArgs, Fs
               const t = openForUndo(ctx.workspace, c.to, false);
               if (!t) throw new ToolgateError('undo_conflict', `${c.to} cannot be reached`, { changed: [c.to] });
               try {
-                const done = await commitFileSet(ctx, [{ target: t, after: preimageBytes(ctx.artifacts, c.overwritten) }], sent);
+                const done = await commitFileSet(ctx, [{ target: t, after: await preimageBytes(ctx.artifacts, c.overwritten) }], sent);
                 if (!done.ok) return done.outcome;
                 changes.push(...done.changes);
                 artifacts.push(...done.artifacts);

@@ -114,7 +114,7 @@ void test('fs.delete of a tree of 3,000 files lets the event loop run while it r
     assert.ok(partly.length >= 2, `turns that saw the trash partly removed: ${partly.length} (of ${seen.length} turns, files left then: ${[...new Set(seen)].join(', ')})`);
   }));
 
-void test('fs.delete of a file of 3 slices writes its preimage between turns, and it undoes whole', () =>
+void test('fs.delete of a file of 3 slices writes its preimage between turns, and fs.undo writes it back between turns', () =>
   withHarness(async (h) => {
     const size = PACE_BYTES * 3;
     const data = Buffer.alloc(size);
@@ -127,7 +127,12 @@ void test('fs.delete of a file of 3 slices writes its preimage between turns, an
     // Some turn saw the preimage's part with one or two slices of three written.
     const partial = seen.flat().filter((n) => n > 0 && n < size);
     assert.ok(partial.length >= 1, `part sizes seen between turns: ${[...new Set(seen.flat())].join(', ')}`);
-    const u = await h.call('fs.undo', { receipt_id: r.receipt_id });
+    // The undo reads the preimage and writes the file back a slice at a time: some turn sees the
+    // staged file (`.tg-….tmp` beside it) partly written.
+    const staged = (): number[] => readdirSync(h.root).filter((n) => n.startsWith('.tg-') && n.endsWith('.tmp')).map((n) => statSync(join(h.root, n)).size);
+    const { value: u, seen: stagedSeen } = await seenDuring(() => h.call('fs.undo', { receipt_id: r.receipt_id }), staged);
     assert.equal(u.status, 'succeeded', JSON.stringify(u.error));
     assert.deepEqual(readFileSync(join(h.root, 'big.bin')), data);
+    const written = stagedSeen.flat().filter((n) => n > 0 && n < size);
+    assert.ok(written.length >= 1, `staged sizes seen between turns: ${[...new Set(stagedSeen.flat())].join(', ')}`);
   }));
