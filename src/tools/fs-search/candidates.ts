@@ -144,7 +144,7 @@ async function rawList(ws: Workspace, includeIgnored: boolean, signal: AbortSign
   const listedAt = Date.now();
   const [fromGit, where] = await Promise.all([listFromGit(ws, includeIgnored, signal), lists ? gitLocations(ws.root, signal) : null]);
   if (!fromGit) return { raw: await listFromWalk(ws, signal, pacer), source: 'walk' };
-  if (lists && where) lists.store(ws, includeIgnored, fromGit, watchSet(ws.root, ws.rootFd, where, fromGit.ignoredDirs, includeIgnored), listedAt);
+  if (lists && where) lists.store(ws, includeIgnored, fromGit, await watchSet(ws.root, ws.rootFd, where, fromGit.ignoredDirs, includeIgnored, pacer), listedAt);
   return { raw: fromGit, source: 'git' };
 }
 

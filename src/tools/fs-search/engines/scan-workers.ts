@@ -18,7 +18,7 @@ import { closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ToolgateError } from '../../../protocol/index.js';
-import { readInto } from '../../../resources/index.js';
+import { nextTurn, readInto } from '../../../resources/index.js';
 import type { FileReader } from '../file-access.js';
 import { comparePaths, mergeInOrder } from '../order.js';
 import { hasBom, IN_PROCESS_MAX_BYTES, literalHits, packHits, unpackHits } from './literal-scan.js';
@@ -164,7 +164,17 @@ export class ScanWorkers {
  * Every file of `files` (in order), scanned on the pool's workers; `delegate` searches what
  * ripgrep must (in order) and its answer is merged in.
  */
-export async function scanAll(files: readonly string[], q: ContentQuery, reader: FileReader, signal: AbortSignal, pool: ScanWorkers, delegate: (paths: readonly string[]) => Promise<SearchAnswer>, cap?: ResultCap): Promise<SearchAnswer> {
+export async function scanAll(
+  files: readonly string[],
+  q: ContentQuery,
+  reader: FileReader,
+  signal: AbortSignal,
+  pool: ScanWorkers,
+  delegate: (paths: readonly string[]) => Promise<SearchAnswer>,
+  cap?: ResultCap,
+  /** A turn of the event loop after each slice sent (tests count them). */
+  pause: () => Promise<void> = nextTurn,
+): Promise<SearchAnswer> {
   const needle = Buffer.from(q.pattern, 'utf8');
   const slices: Promise<{ found: FileHits[]; delegated: string[] }>[] = [];
   const tooLarge: string[] = [];
@@ -221,10 +231,12 @@ export async function scanAll(files: readonly string[], q: ContentQuery, reader:
       bytes += size;
       if (paths.length >= SLICE_FILES || bytes >= SLICE_BYTES) {
         send();
-        // At most IN_FLIGHT_PER_WORKER slices a worker; the event loop runs between slices.
+        // At most IN_FLIGHT_PER_WORKER slices a worker; the event loop runs between slices. A
+        // slice the workers have answered already is a settled promise, whose await lets no
+        // other work in (a microtask): opening 50,000 small files held the loop 90–117 ms so.
         const waitFor = slices[slices.length - 1 - pool.size * IN_FLIGHT_PER_WORKER];
         if (waitFor) await waitFor;
-        else await new Promise<void>((resolve) => setImmediate(resolve));
+        await pause();
       }
     }
     if (paths.length > 0) send();
