@@ -41,10 +41,19 @@ export function fsReadText(r: Data, args: Data, maxBytes: number): string {
     }]`;
   // Reserve room for the closing note; then add whole lines while they fit.
   const room = maxBytes - Buffer.byteLength(header) - 600 - (continuation?.length ?? 0);
+  const lines = pageLines(content);
+  // Every line fits when even the widest numbering of all of them does (a line's bytes are at
+  // most the page's; each line adds its number, a tab and a newline): the lines are numbered in
+  // place, without a byte count each (4 MB of short lines: 32–39 → 25 ms; a 4 KiB page 8 → 4 µs).
+  const width = Math.max(6, String(start + lines.length - 1).length);
+  if (Buffer.byteLength(content) + lines.length * (width + 2) <= room) {
+    if (numbered) for (let i = 0; i < lines.length; i++) lines[i] = `${String(start + i).padStart(6)}\t${lines[i] as string}`;
+    return [header, lines.join('\n'), ...closing(lines.length)].join('\n');
+  }
   const body: string[] = [];
   let used = 0;
   let shown = 0;
-  for (const [i, line] of pageLines(content).entries()) {
+  for (const [i, line] of lines.entries()) {
     const text = numbered ? `${String(start + i).padStart(6)}\t${line}` : line;
     const bytes = Buffer.byteLength(text) + 1;
     if (used + bytes > room) {
@@ -55,12 +64,17 @@ export function fsReadText(r: Data, args: Data, maxBytes: number): string {
     used += bytes;
     shown++;
   }
-  const parts = [header, ...body];
-  if (shown < end - start + 1) parts.push(moreLines(start + Math.max(shown, 1)));
-  else if (r['truncated'] === true && !content.endsWith('\n') && continuation !== null) {
+  return [header, ...body, ...closing(shown)].join('\n');
+
+  /** The note after `shown` lines: where to go on, or where the page sits in the file. */
+  function closing(shown: number): string[] {
+    if (shown < end - start + 1) return [moreLines(start + Math.max(shown, 1))];
     // The page ends inside a line: only the continuation resumes there.
-    parts.push(`[truncated inside line ${end} of ${total}. To read on, call fs_read with {"path":${JSON.stringify(path)},"continuation":${JSON.stringify(continuation)}}]`);
-  } else if (r['truncated'] === true) parts.push(moreLines(end + 1));
-  else if (start > 1 || end < total) parts.push(`[end of file: ${total} lines]`);
-  return parts.join('\n');
+    if (r['truncated'] === true && !content.endsWith('\n') && continuation !== null) {
+      return [`[truncated inside line ${end} of ${total}. To read on, call fs_read with {"path":${JSON.stringify(path)},"continuation":${JSON.stringify(continuation)}}]`];
+    }
+    if (r['truncated'] === true) return [moreLines(end + 1)];
+    if (start > 1 || end < total) return [`[end of file: ${total} lines]`];
+    return [];
+  }
 }
