@@ -65,25 +65,20 @@ export class PreimageBundle {
   #size = 0;
 
   add(bytes: FileBytes): FileImage {
-    const img = { sha256: sha256Hex(bytes.data), size: bytes.data.length, mode: bytes.mode, artifact: null, offset: this.#size };
-    this.#chunks.push(bytes.data);
-    this.#images.push(img);
-    this.#size += bytes.data.length;
-    return img;
+    return this.#keep(bytes, sha256Hex(bytes.data));
   }
 
   /** As add, hashing a large file a slice at a time (the event loop runs between slices). */
   async addPaced(bytes: FileBytes, pacer: TreePacer): Promise<FileImage> {
-    const img = { sha256: await sha256Paced(bytes.data, pacer), size: bytes.data.length, mode: bytes.mode, artifact: null, offset: this.#size };
+    return this.#keep(bytes, await sha256Paced(bytes.data, pacer));
+  }
+
+  #keep(bytes: FileBytes, sha256: string): FileImage {
+    const img = { sha256, size: bytes.data.length, mode: bytes.mode, artifact: null, offset: this.#size };
     this.#chunks.push(bytes.data);
     this.#images.push(img);
     this.#size += bytes.data.length;
     return img;
-  }
-
-  /** The bytes of every preimage added. */
-  get bytes(): number {
-    return this.#size;
   }
 
   get empty(): boolean {
@@ -96,15 +91,16 @@ export class PreimageBundle {
    */
   digest(): string | null {
     if (this.#images.length === 0) return null;
+    // One image is the whole bundle: its digest was taken by add (not hashed twice).
+    if (this.#images.length === 1) return `sha256:${(this.#images[0] as FileImage).sha256}`;
     const h = createHash('sha256');
     for (const c of this.#chunks) h.update(c);
     return `sha256:${h.digest('hex')}`;
   }
 
-  /** As digest, hashing a slice at a time; one image is its own digest (not hashed twice). */
+  /** As digest, hashing a slice at a time. */
   async digestPaced(pacer: TreePacer): Promise<string | null> {
-    if (this.#images.length === 0) return null;
-    if (this.#images.length === 1) return `sha256:${(this.#images[0] as FileImage).sha256}`;
+    if (this.#images.length < 2) return this.digest();
     const h = createHash('sha256');
     for (const c of this.#chunks) await pacer.slices(c.length, (at, n) => h.update(c.subarray(at, at + n)));
     return `sha256:${h.digest('hex')}`;
