@@ -331,8 +331,11 @@ function isWithin(path: string, dir: string): boolean {
 
 /** Directories looked at (listed or lstat'ed) between two turns of the event loop in a paced scan. */
 export const SCAN_SLICE = 256;
-/** Directories taken from a watched cache without a look count as this fraction of one looked at. */
-const REUSED_WEIGHT = 1 / 16;
+/**
+ * Directories taken from a watched cache without a look count as this fraction of one looked
+ * at (~0.2 µs against ~30 µs): an unchanged tree of 20,000 directories is walked in one go.
+ */
+const REUSED_WEIGHT = 1 / 128;
 
 /**
  * Walks the workspace (links are not followed) and lists what to cover. A protected entry that
@@ -359,7 +362,9 @@ export function scanWorkspace(root: string, o: ScanOptions): WorkspaceMounts {
  * not yet walked into one already walked (fs.rename checks the names it moves, not what they
  * hold), and the paced walk would meet it nowhere. So the paced walk is followed by a whole one,
  * in one go as before, whose lists are the ones used: it re-reads only the directories with an
- * inotify event since they were read (a move is one), ~4 ms for those 20,000 directories. Where
+ * inotify event since they were read (a move is one), ~4 ms for those 20,000 directories. A
+ * paced walk that never paused ran in one go already and needs no second one (an unchanged
+ * tree: the steady state of every later run). Where
  * the cache does not watch, every scan is whole and in one go (its lstats are the slow part, and
  * a second walk would repeat them); so is a scan without a cache.
  */
@@ -368,15 +373,18 @@ export async function scanWorkspacePaced(root: string, o: ScanOptions, pause: ()
   if (cache === undefined) return scanWorkspace(root, o);
   return cache.exclusive(async () => {
     if (cache.unwatched) return scanWorkspace(root, o);
-    await drivePaced(scanSteps(root, o), pause);
-    return scanWorkspace(root, o);
+    const { value, paused } = await drivePaced(scanSteps(root, o), pause);
+    return paused ? scanWorkspace(root, o) : value;
   });
 }
 
-async function drivePaced<T>(steps: Generator<void, T, void>, pause: () => Promise<void>): Promise<T> {
+/** Runs the steps, pausing where they yield; whether it paused at all. */
+async function drivePaced<T>(steps: Generator<void, T, void>, pause: () => Promise<void>): Promise<{ value: T; paused: boolean }> {
+  let paused = false;
   for (;;) {
     const r = steps.next();
-    if (r.done === true) return r.value;
+    if (r.done === true) return { value: r.value, paused };
+    paused = true;
     await pause();
   }
 }

@@ -250,10 +250,22 @@ test('a paced scan gives the same lists as the whole scan and lets the event loo
     let pauses = 0;
     const counted = async (): Promise<void> => void pauses++;
     const first = new ScanCache();
+    let walks = 0;
+    const begin = first.begin.bind(first);
+    first.begin = (root: string): void => {
+      walks++;
+      begin(root);
+    };
     try {
       const paced = await scanWorkspacePaced(ws.dir, { classify, user: ROOT, cache: first }, counted);
       assert.deepEqual(paced, whole, 'the same lists, in the same order');
       assert.equal(pauses, Math.floor(1_041 / SCAN_SLICE), 'the root, 40 + 1,000 directories');
+      assert.equal(walks, 2, 'a scan that paused is followed by a whole walk');
+      // Unchanged since: every directory is taken as kept, in one go, and walked once.
+      pauses = 0;
+      walks = 0;
+      assert.deepEqual(await scanWorkspacePaced(ws.dir, { classify, user: ROOT, cache: first }, counted), whole);
+      assert.deepEqual([pauses, walks], [0, 1], 'an unchanged tree: no pause, no second walk');
     } finally {
       first.close();
     }
