@@ -203,7 +203,21 @@ export function removeAtSite(site: EffectSite): void {
   unlinkSync(procPath(site.dirfd, site.name));
 }
 
-/** Makes the directory entries durable (renames, links, unlinks). */
-export async function syncDirectories(dirfds: readonly number[]): Promise<void> {
-  await Promise.all([...new Set(dirfds)].map((fd) => fsyncAsync(fd)));
+/**
+ * Makes the directory entries durable (renames, links, unlinks): one fsync per directory, not
+ * per descriptor. Each file of a call holds its own descriptor of its parent, and an fsync of a
+ * directory whose journal commit is already done still flushes the disk's cache (~0.1 ms here):
+ * fs.patch's 20 files in 11 directories synced 20 times (bench/patch).
+ */
+export async function syncDirectories(dirfds: readonly number[], sync: (fd: number) => Promise<void> = fsyncAsync): Promise<void> {
+  const seen = new Set<string>();
+  const once: number[] = [];
+  for (const fd of new Set(dirfds)) {
+    const st = fstatSync(fd);
+    const id = `${st.dev}:${st.ino}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    once.push(fd);
+  }
+  await Promise.all(once.map((fd) => sync(fd)));
 }
