@@ -73,31 +73,67 @@ export async function runCollect(command: string, args: readonly string[], cwd: 
 export class RecordSplitter {
   /** The record begun and not yet ended, in parts (copies: the caller may reuse its chunks). */
   #parts: Buffer[] = [];
+  #bytes = 0;
+  /** The rest of the current record is dropped (skipRest). */
+  #skipping = false;
   constructor(private readonly sep: number) {}
 
   push(chunk: Buffer, onRecord: (record: Buffer) => boolean | void): boolean {
     let start = 0;
-    for (let i = chunk.indexOf(this.sep); i !== -1; i = chunk.indexOf(this.sep, start)) {
+    if (this.#skipping) {
+      const end = chunk.indexOf(this.sep);
+      if (end === -1) return true;
+      this.#skipping = false;
+      start = end + 1;
+    }
+    for (let i = chunk.indexOf(this.sep, start); i !== -1; i = chunk.indexOf(this.sep, start)) {
       let rec = chunk.subarray(start, i);
       if (this.#parts.length) {
         this.#parts.push(rec);
         rec = Buffer.concat(this.#parts);
         this.#parts = [];
+        this.#bytes = 0;
       }
       start = i + 1;
       if (onRecord(rec) === false) {
         this.#parts = [];
+        this.#bytes = 0;
         return false;
       }
     }
-    if (start < chunk.length) this.#parts.push(Buffer.from(chunk.subarray(start)));
+    if (start < chunk.length) {
+      this.#parts.push(Buffer.from(chunk.subarray(start)));
+      this.#bytes += chunk.length - start;
+    }
     return true;
+  }
+
+  /** Bytes of the record begun and not yet ended. */
+  get pendingBytes(): number {
+    return this.#bytes;
+  }
+
+  /**
+   * The record begun so far, joined (and kept joined: a caller that looks again as the record
+   * grows copies each byte about twice in all if it waits for the record to double between looks).
+   */
+  pending(): Buffer {
+    if (this.#parts.length > 1) this.#parts = [Buffer.concat(this.#parts)];
+    return this.#parts[0] ?? Buffer.alloc(0);
+  }
+
+  /** Drops the record begun and the rest of it still to come: the next record starts after its separator. */
+  skipRest(): void {
+    this.#parts = [];
+    this.#bytes = 0;
+    this.#skipping = true;
   }
 
   /** What is left after the stream ended without a final separator. */
   flush(): Buffer | null {
     const r = this.#parts.length ? Buffer.concat(this.#parts) : null;
     this.#parts = [];
+    this.#bytes = 0;
     return r;
   }
 }

@@ -157,6 +157,14 @@ describe('a page of matches stops reading a file at the lines it can use', () =>
             assert.ok(cut !== null, `${pattern}: ${rec}`);
             assert.deepEqual(plain(cut.m as typeof whole, Infinity), plain(whole, max), `${pattern}, max ${max}: ${rec}`);
             assert.equal(cut.more, whole.data.submatches.length > max);
+            // A page resuming inside this line: the submatches through a column are left out, and not counted.
+            for (const through of [0, ...whole.data.submatches.map((x) => x.start + 1), Infinity]) {
+              const rest = through === Infinity ? [] : whole.data.submatches.filter((x) => x.start + 1 > through);
+              const after = parseMatchHead(buf, max, () => through);
+              assert.ok(after !== null);
+              assert.deepEqual(after.m.data.submatches.map((x) => [x.start, x.end]), rest.slice(0, max).map((x) => [x.start, x.end]), `${pattern}, max ${max}, through ${through}`);
+              assert.equal(after.more, rest.length > max);
+            }
           }
         }
       }
@@ -186,6 +194,64 @@ describe('a page of matches stops reading a file at the lines it can use', () =>
     }
   });
 
+  it('literalHits leaves out the hits at or before a cursor, and counts the lines before it as ripgrep does', () => {
+    const buf = Buffer.from('a a\nb\na\na a a\n');
+    const at = (x: readonly LineHit[]): number[][] => x.map((y) => [y.line, y.column]);
+    assert.deepEqual(at(literalHits(buf, Buffer.from('a'), Infinity, Infinity, { line: 3, column: 1 })), [[4, 1], [4, 3], [4, 5]]);
+    assert.deepEqual(at(literalHits(buf, Buffer.from('a'), 3, Infinity, { line: 3, column: 1 })), [[4, 1], [4, 3], [4, 5]]);
+    assert.deepEqual(at(literalHits(buf, Buffer.from('a'), 2, Infinity, { line: 3, column: 1 })), []);
+    assert.deepEqual(at(literalHits(buf, Buffer.from('a'), Infinity, 2, { line: 1, column: 3 })), [[3, 1], [4, 1]]);
+    // Against the whole answer, cut and filtered afterwards, on random text.
+    let seed = 7;
+    const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    for (let round = 0; round < 300; round++) {
+      const text = Buffer.from(Array.from({ length: 40 + rnd(200) }, () => 'ab\n '[rnd(4)]).join(''));
+      const needle = Buffer.from(['a', 'ab', 'b a', 'aa'][rnd(4)] as string);
+      const all = literalHits(text, needle);
+      const maxLines = rnd(3) === 0 ? Infinity : rnd(20);
+      const maxHits = rnd(3) === 0 ? Infinity : rnd(20);
+      const cursor = all.length > 0 && rnd(4) > 0 ? (all[rnd(all.length)] as LineHit) : { line: 1 + rnd(10), column: rnd(6) };
+      const want = literalHits(text, needle, maxLines).filter((x) => !(x.line < cursor.line || (x.line === cursor.line && x.column <= cursor.column))).slice(0, maxHits);
+      assert.deepEqual(literalHits(text, needle, maxLines, maxHits, cursor), want, `${JSON.stringify(text.toString())} ${needle.toString()} ${maxLines} ${maxHits} ${JSON.stringify(cursor)}`);
+    }
+  });
+
+  it('a page that resumes inside one minified line of 2 million matches reads its head and the submatches it needs, then stops ripgrep', async () => {
+    write(root, 'g/bundle.min.js', `${'ab'.repeat(2 * 1024 * 1024)}\n`); // over the in-process bound: ripgrep's
+    // Found 2026-12-06: each later page parsed the whole ~116 MB record (1 s of the event loop,
+    // ~1 GB), and every page held the record whole while ripgrep wrote it.
+    const parse = JSON.parse;
+    const concat = Buffer.concat;
+    let parsed = 0;
+    let joined = 0;
+    JSON.parse = ((text: string, ...rest: unknown[]) => {
+      parsed = Math.max(parsed, text.length);
+      return (parse as (...a: unknown[]) => unknown)(text, ...rest);
+    }) as typeof JSON.parse;
+    Buffer.concat = ((list: readonly Uint8Array[], length?: number) => {
+      const b = concat(list, length);
+      joined = Math.max(joined, b.length);
+      return b;
+    }) as typeof Buffer.concat;
+    try {
+      for (const args of [{ query: 'AB', case_sensitive: false }, { query: 'ab' }, { query: 'a.', mode: 'regex' }]) {
+        const base = { ...args, include: ['g/**'], include_generated: true, max_results: 200 };
+        const first = await page(base);
+        const second = await page({ ...base, continuation: first.continuation });
+        const third = await page({ ...base, continuation: second.continuation });
+        assert.deepEqual(second.matches?.map((m) => m.column), Array.from({ length: 200 }, (_, i) => 2 * (i + 200) + 1), JSON.stringify(args));
+        assert.deepEqual(third.matches?.map((m) => m.column), Array.from({ length: 200 }, (_, i) => 2 * (i + 400) + 1), JSON.stringify(args));
+        assert.equal(third.truncation_reason, 'max_results');
+      }
+    } finally {
+      JSON.parse = parse;
+      Buffer.concat = concat;
+      rmSync(join(root, 'g'), { recursive: true, force: true });
+    }
+    assert.ok(parsed < 8 * 1024 * 1024, `parsed ${parsed} characters at once`);
+    assert.ok(joined < 32 * 1024 * 1024, `held ${joined} bytes of one record`);
+  });
+
   it('literalHits stops before a hit on one line more than asked, or one hit more', () => {
     const buf = Buffer.from('a a\nb\na\na a a\n');
     assert.deepEqual(literalHits(buf, Buffer.from('a'), 2).map((x) => [x.line, x.column]), [[1, 1], [1, 3], [3, 1]]);
@@ -203,7 +269,7 @@ describe('a page of matches stops reading a file at the lines it can use', () =>
       const args = { query: 'ab', include: ['d/**'], include_generated: true, max_results: 200 };
       const first = await page(args);
       assert.deepEqual(first.matches?.map((m) => m.column), Array.from({ length: 200 }, (_, i) => 2 * i + 1));
-      // The next page starts inside the line, past the cap: the file is searched again whole.
+      // The next page starts inside the line: its hits are counted from the cursor on.
       const second = await page({ ...args, continuation: first.continuation });
       assert.deepEqual(second.matches?.map((m) => m.column), Array.from({ length: 200 }, (_, i) => 2 * (i + 200) + 1));
     } finally {

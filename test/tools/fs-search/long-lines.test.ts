@@ -64,6 +64,25 @@ describe('a long line of many matches', () => {
     assert.ok(joined <= big.length + 64 * 1024, `joined ${joined} bytes for a record of ${big.length}`);
   });
 
+  it('RecordSplitter shows the record begun so far, joined once per look, and drops the rest of it when told', () => {
+    const splitter = new RecordSplitter(10);
+    const records: string[] = [];
+    const take = (r: Buffer): void => void records.push(r.toString());
+    splitter.push(Buffer.from('one\nlong '), take);
+    splitter.push(Buffer.from('record '), take);
+    assert.equal(splitter.pendingBytes, 'long record '.length);
+    assert.equal(splitter.pending().toString(), 'long record ');
+    assert.equal(splitter.pending().toString(), 'long record ', 'a second look joins nothing more');
+    splitter.push(Buffer.from('goes on'), take);
+    assert.equal(splitter.pending().toString(), 'long record goes on');
+    splitter.skipRest();
+    assert.equal(splitter.pendingBytes, 0);
+    splitter.push(Buffer.from(' and on'), take);
+    splitter.push(Buffer.from(' to its end\ntwo\nthr'), take);
+    assert.deepEqual(records, ['one', 'two']);
+    assert.equal(splitter.flush()?.toString(), 'thr');
+  });
+
   it("a page cuts the hits of one long line from one encoding of it, each around its own column", () => {
     const line = `${'é'.repeat(50_000)}${'a'.repeat(1_000_000)}`;
     const start = 100_000; // bytes: the 50,000 two-byte characters

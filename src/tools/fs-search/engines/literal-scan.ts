@@ -36,9 +36,11 @@ export function hasBom(b: Buffer): boolean {
  * Every occurrence of `needle` in `b` on its first `maxLines` matching lines, and at most
  * `maxHits` of them, as ripgrep's match records give them (one hit a submatch; `rg --max-count` bounds the
  * lines only: a page of 200 from one minified line of 2 million matches needs 201 of them, and
- * making them all held the event loop for 1.1 s). Calls nothing but `stripTerminator`: scan-workers.ts runs its source in a worker.
+ * making them all held the event loop for 1.1 s). Hits at or before `after` (a page that starts
+ * inside this file: the last hit returned) are left out and not counted; their lines count
+ * toward `maxLines`, as for ripgrep. Calls nothing but `stripTerminator`: scan-workers.ts runs its source in a worker.
  */
-export function literalHits(b: Buffer, needle: Buffer, maxLines = Infinity, maxHits = Infinity): LineHit[] {
+export function literalHits(b: Buffer, needle: Buffer, maxLines = Infinity, maxHits = Infinity, after: { readonly line: number; readonly column: number } | null = null): LineHit[] {
   const hits: LineHit[] = [];
   /** Matching lines so far: the scan stops before a hit on one more than `maxLines`, or the hit past `maxHits`. */
   let lines = 0;
@@ -50,20 +52,33 @@ export function literalHits(b: Buffer, needle: Buffer, maxLines = Infinity, maxH
    * 4 MiB line of the needle held the event loop for 75 s).
    */
   let nextNewline = b.indexOf(10);
+  /** Whether the current line is counted among the matching lines. */
+  let counted = false;
   let text: string | null = null;
   for (let i = b.indexOf(needle); i !== -1 && hits.length < maxHits; i = b.indexOf(needle, i + needle.length)) {
     while (nextNewline !== -1 && nextNewline < i) {
       line++;
       lineStart = nextNewline + 1;
+      counted = false;
       text = null;
       nextNewline = b.indexOf(10, lineStart);
     }
-    if (text === null) {
+    if (!counted) {
       if (lines === maxLines) break;
       lines++;
-      text = stripTerminator(b.toString('utf8', lineStart, nextNewline === -1 ? b.length : nextNewline));
+      counted = true;
     }
-    hits.push({ line, column: i - lineStart + 1, end_column: i - lineStart + needle.length + 1, text });
+    const column = i - lineStart + 1;
+    if (after !== null && (line < after.line || (line === after.line && column <= after.column))) {
+      // Returned already. A line before the cursor's needs no more looking at (the needle holds no newline).
+      if (line < after.line) {
+        if (nextNewline === -1) break;
+        i = nextNewline + 1 - needle.length;
+      }
+      continue;
+    }
+    text ??= stripTerminator(b.toString('utf8', lineStart, nextNewline === -1 ? b.length : nextNewline));
+    hits.push({ line, column, end_column: column + needle.length, text });
   }
   return hits;
 }
@@ -139,7 +154,7 @@ export async function scanLiterals(files: readonly string[], q: ContentQuery, re
       hits = (await delegate(path)).found[0];
     } else {
       sinceYield += data.length;
-      const lineHits = literalHits(data, needle, cap?.lines, cap?.hits);
+      const lineHits = literalHits(data, needle, cap?.lines, cap?.hits, cap?.after?.path === path ? cap.after : null);
       if (lineHits.length > 0) hits = { path, hits: lineHits, count: lineHits.length, ...(reachesCap(lineHits, cap) ? { capped: true } : {}) };
     }
     if (hits !== undefined && hits.count > 0) {

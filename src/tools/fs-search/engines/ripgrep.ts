@@ -17,7 +17,7 @@ import { comparePaths } from '../order.js';
 import { fdsPerRun } from '../fd-budget.js';
 import { scanLiterals, scannable } from './literal-scan.js';
 import { scanAll, type ScanWorkers } from './scan-workers.js';
-import { stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit, type ResultCap, type SearchAnswer } from './types.js';
+import { atOrBefore, stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit, type ResultCap, type SearchAnswer } from './types.js';
 
 interface RgText {
   readonly text?: string;
@@ -37,17 +37,35 @@ interface RgMatch {
 const LARGE_RECORD_BYTES = 256 * 1024;
 const SUBMATCHES = Buffer.from(',"submatches":[');
 const MATCH_OPEN = Buffer.from('{"match":{"');
-const SUBMATCH_END = /^\},"start":(\d+),"end":(\d+)\}/;
+/** What follows a submatch's text: `},"start":N,"end":M}`. */
+const AFTER_TEXT = Buffer.from('},"start":');
+const END_FIELD = Buffer.from(',"end":');
+/** Where the digits digitsAt read last end. */
+let digitsEnd = 0;
+
+/** The decimal number at rec[i…] (its end in digitsEnd), or -1 when no digit is there. */
+function digitsAt(rec: Buffer, i: number): number {
+  let n = 0;
+  let j = i;
+  for (let c = rec[j]; c !== undefined && c >= 0x30 && c <= 0x39; c = rec[++j]) n = n * 10 + (c - 0x30);
+  digitsEnd = j;
+  return j === i || j - i > 15 ? -1 : n;
+}
 
 /**
  * A match record with at most `max` of its submatches, and whether it holds more; null when
  * its shape is not the one expected (the caller parses it whole). One minified line of 2
  * million matches is one record of ~100 MB: parsed whole for a page of 200, it held the event
  * loop for ~1 s. The record's head (path, lines, line number) is parsed as JSON; then each
- * submatch, `{"match":{"text"|"bytes":STRING},"start":N,"end":M}`, is read up to `max`. A
- * JSON string holds no unescaped quote, so `,"submatches":[` cannot occur inside one.
+ * submatch, `{"match":{"text"|"bytes":STRING},"start":N,"end":M}`, is read up to `max`. A JSON
+ * string holds no unescaped quote, so neither `,"submatches":[` nor `},"start":` can occur
+ * inside one: each submatch's text is stepped over with one search, not read.
+ *
+ * `through(line, path)`: submatches starting at or before this column (1-based) are returned
+ * already (a page that resumes inside this one-line record) and are neither kept nor counted;
+ * Infinity: all of them (the record holds none the page needs, and none more).
  */
-export function parseMatchHead(rec: Buffer, max: number): { readonly m: RgMatch; readonly more: boolean } | null {
+export function parseMatchHead(rec: Buffer, max: number, through: (line: number, path: RgText) => number = () => 0): { readonly m: RgMatch; readonly more: boolean } | null {
   const at = rec.indexOf(SUBMATCHES);
   if (at === -1) return null;
   let head: { type: string; data: Omit<RgMatch['data'], 'submatches'> };
@@ -56,30 +74,37 @@ export function parseMatchHead(rec: Buffer, max: number): { readonly m: RgMatch;
   } catch {
     return null;
   }
+  const skip = through(head.data.line_number, head.data.path);
   const submatches: { start: number; end: number }[] = [];
   let i = at + SUBMATCHES.length;
-  while (submatches.length < max && rec[i] === 0x7b /* { */) {
-    if (rec.compare(MATCH_OPEN, 0, MATCH_OPEN.length, i, i + MATCH_OPEN.length) !== 0) return null;
-    const open = i + MATCH_OPEN.length;
-    const quote = rec.indexOf('":"', open); // after "text" or "bytes"
-    if (quote === -1) return null;
-    // The string's end: a quote after an even number of backslashes.
-    let end = quote + 3;
-    for (;;) {
-      end = rec.indexOf(0x22, end);
-      if (end === -1) return null;
-      let slashes = 0;
-      while (rec[end - 1 - slashes] === 0x5c) slashes++;
-      if (slashes % 2 === 0) break;
-      end++;
+  /** Whether a submatch past `skip` was seen: every later one is past it too (they come in order). */
+  let past = skip < 1;
+  let more = false;
+  while (skip !== Infinity && rec[i] === 0x7b /* { */) {
+    if (past && submatches.length >= max) {
+      more = true;
+      break;
     }
-    const tail = SUBMATCH_END.exec(rec.toString('latin1', end + 1, end + 64));
-    if (tail === null) return null;
-    submatches.push({ start: Number(tail[1]), end: Number(tail[2]) });
-    i = end + 1 + tail[0].length;
+    if (rec.compare(MATCH_OPEN, 0, MATCH_OPEN.length, i, i + MATCH_OPEN.length) !== 0) return null;
+    const text = rec.indexOf(AFTER_TEXT, i + MATCH_OPEN.length);
+    if (text === -1) return null;
+    // `},"start":N,"end":M}`, read byte by byte: a page deep in a line steps over every submatch before it.
+    const start = digitsAt(rec, text + AFTER_TEXT.length);
+    if (start < 0 || rec.compare(END_FIELD, 0, END_FIELD.length, digitsEnd, digitsEnd + END_FIELD.length) !== 0) return null;
+    const end = digitsAt(rec, digitsEnd + END_FIELD.length);
+    if (end < 0 || rec[digitsEnd] !== 0x7d /* } */) return null;
+    if (start + 1 > skip) {
+      past = true;
+      if (submatches.length >= max) {
+        more = true;
+        break;
+      }
+      submatches.push({ start, end });
+    }
+    i = digitsEnd + 1;
     if (rec[i] === 0x2c /* , */) i++;
   }
-  return { m: { type: head.type, data: { ...head.data, submatches } }, more: rec[i] === 0x7b };
+  return { m: { type: head.type, data: { ...head.data, submatches } }, more };
 }
 
 function textOf(t: RgText): string {
@@ -456,6 +481,36 @@ export class RipgrepEngine implements ContentEngine {
       return path === undefined ? undefined : entryOf(path);
     };
     const stripes = early ? striped.stripes : null;
+    // A page that resumes inside a file: that file's hits at or before its cursor are returned already.
+    const after = cap?.after;
+    const through = (line: number, p: RgText): number =>
+      after === undefined || q.multiline === true || pathOf(textOf(p)) !== after.path ? 0 : line < after.line ? Infinity : line === after.line ? after.column : 0;
+    /** A match record's hits; `more`: it holds more than were read (the file is capped). */
+    const takeMatch = (m: RgMatch, more: boolean): void => {
+      if (m.type !== 'match') return;
+      const path = pathOf(textOf(m.data.path));
+      if (path === undefined) return;
+      const e = entryOf(path);
+      e.records++;
+      // A record cut short holds more hits than a page can use: the file is capped.
+      if (more) e.cut = true;
+      // A record holds several lines only in multiline mode; a one-line record needs no byte walk.
+      const text = textOf(m.data.lines);
+      const walk = q.multiline === true ? submatchWalk(Buffer.from(text, 'utf8'), m.data.line_number) : null;
+      const line = walk === null ? stripTerminator(text) : '';
+      const returned = after !== undefined && after.path === path ? after : null;
+      let count = 0;
+      for (const s of m.data.submatches) {
+        if (s.end === s.start) continue; // an empty match points at nothing
+        const hit = walk === null ? { line: m.data.line_number, column: s.start + 1, end_column: s.end + 1, text: line } : walk(s);
+        if (returned !== null && atOrBefore(hit.line, hit.column, returned)) continue;
+        e.hits.push(hit);
+        e.count++;
+        count++;
+      }
+      const at = stripes?.indexOf(path);
+      if (stripes !== null && at !== undefined) stripes.matched(at, count);
+    };
     const onRecord = (rec: Buffer): boolean | void => {
       if (q.want === 'lines') {
         if (rec.length === 0 || rec[0] !== 0x7b) return;
@@ -468,28 +523,8 @@ export class RipgrepEngine implements ContentEngine {
           return stripes.stopAt === null;
         }
         if (!rec.includes('"type":"match"')) return;
-        const cut = cap !== undefined && Number.isFinite(cap.hits) && rec.length > LARGE_RECORD_BYTES ? parseMatchHead(rec, cap.hits) : null;
-        const m = cut?.m ?? (JSON.parse(rec.toString('utf8')) as RgMatch);
-        if (m.type !== 'match') return;
-        const path = pathOf(textOf(m.data.path));
-        if (path === undefined) return;
-        const e = entryOf(path);
-        e.records++;
-        // A record cut short holds more hits than a page can use: the file is capped.
-        if (cut?.more === true) e.cut = true;
-        // A record holds several lines only in multiline mode; a one-line record needs no byte walk.
-        const text = textOf(m.data.lines);
-        const walk = q.multiline === true ? submatchWalk(Buffer.from(text, 'utf8'), m.data.line_number) : null;
-        const line = walk === null ? stripTerminator(text) : '';
-        let count = 0;
-        for (const s of m.data.submatches) {
-          if (s.end === s.start) continue; // an empty match points at nothing
-          e.hits.push(walk === null ? { line: m.data.line_number, column: s.start + 1, end_column: s.end + 1, text: line } : walk(s));
-          e.count++;
-          count++;
-        }
-        const at = stripes?.indexOf(path);
-        if (stripes !== null && at !== undefined) stripes.matched(at, count);
+        const cut = cap !== undefined && Number.isFinite(cap.hits) && rec.length > LARGE_RECORD_BYTES ? parseMatchHead(rec, cap.hits, through) : null;
+        takeMatch(cut?.m ?? (JSON.parse(rec.toString('utf8')) as RgMatch), cut?.more === true);
       } else if (q.want === 'counts') {
         const nul = rec.indexOf(0);
         if (nul === -1) return;
@@ -513,6 +548,36 @@ export class RipgrepEngine implements ContentEngine {
       return { found: out.sort((a, b) => comparePaths(a.path, b.path)), searched: files.length };
     };
     const splitter = new RecordSplitter(q.want === 'paths' ? 0 : 10);
+    /**
+     * A run that prints its records in file order (one thread, or one file) need not wait for
+     * the end of a long match record: once its head and the submatches the page needs have
+     * come, the file is capped and nothing after it is needed (its hits fill the page), and the
+     * child is stopped. One minified line of 2 million matches is a ~100 MB record, which was
+     * held whole (~0.5 GB of this process) while ripgrep wrote all of it (~0.7–1.5 s). A record
+     * the page needs nothing of (a line before its cursor) is dropped as it comes. The record
+     * so far is looked at each time it has doubled.
+     */
+    const inOrder = q.want === 'lines' && cap !== undefined && Number.isFinite(cap.hits) && (early || files.length === 1);
+    let lookAt = LARGE_RECORD_BYTES;
+    const onLong = (): boolean => {
+      lookAt = 2 * splitter.pendingBytes;
+      const rec = splitter.pending();
+      if (!rec.subarray(0, 64).includes('"type":"match"')) return true;
+      const cut = parseMatchHead(rec, (cap as ResultCap).hits, through);
+      if (cut === null) return true; // its head has not all come yet
+      const none = through(cut.m.data.line_number, cut.m.data.path) === Infinity;
+      if (!none && !cut.more) return true; // fewer submatches so far than the page needs
+      takeMatch(cut.m, cut.more);
+      if (none) {
+        splitter.skipRest();
+        lookAt = LARGE_RECORD_BYTES;
+        return true;
+      }
+      const path = pathOf(textOf(cut.m.data.path));
+      const at = path === undefined ? undefined : stripes?.indexOf(path);
+      if (stripes !== null && striped !== undefined && at !== undefined) stripes.ended(striped.part, at);
+      return false;
+    };
     let stopped = false;
     let stoppedNow = (): void => {};
     const stoppedEarly = new Promise<null>((resolve) => (stoppedNow = () => resolve(null)));
@@ -530,6 +595,10 @@ export class RipgrepEngine implements ContentEngine {
       onStdout: (chunk) => {
         if (stopped) return false;
         stopped = !splitter.push(chunk, onRecord);
+        if (!stopped && inOrder) {
+          if (splitter.pendingBytes < LARGE_RECORD_BYTES) lookAt = LARGE_RECORD_BYTES;
+          else if (splitter.pendingBytes >= lookAt) stopped = !onLong();
+        }
         if (stopped) stoppedNow();
         return !stopped;
       },

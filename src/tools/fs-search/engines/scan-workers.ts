@@ -41,6 +41,8 @@ interface Request {
   /** want `lines`: a file's hits stop after this many matching lines. */
   readonly capLines?: number;
   readonly capHits?: number;
+  /** The file (an index into fds) a page resumes inside, and its last hit returned (ResultCap.after). */
+  readonly after?: { readonly index: number; readonly line: number; readonly column: number };
 }
 
 const WORKER_SOURCE = `'use strict';
@@ -72,7 +74,7 @@ parentPort.on('message', (m) => {
     if (b === null || hasBom(b)) {
       answers.push('delegate');
     } else if (m.want === 'lines') {
-      const hits = literalHits(b, needle, m.capLines ?? Infinity, m.capHits ?? Infinity);
+      const hits = literalHits(b, needle, m.capLines ?? Infinity, m.capHits ?? Infinity, m.after !== undefined && m.after.index === k ? m.after : null);
       answers.push(hits.length > 0 ? { count: hits.length, packed: packHits(hits) } : null);
     } else {
       let count = 0;
@@ -142,7 +144,7 @@ export class ScanWorkers {
   }
 
   /** Answers for the files open at `fds` (whose sizes were `sizes` when opened), in order. */
-  ask(needle: Uint8Array, want: ContentQuery['want'], fds: readonly number[], sizes: readonly number[], cap?: ResultCap): Promise<Answer[]> {
+  ask(needle: Uint8Array, want: ContentQuery['want'], fds: readonly number[], sizes: readonly number[], cap?: ResultCap, afterIndex = -1): Promise<Answer[]> {
     if (this.#closed) return Promise.reject(new ToolgateError('execution_failed', 'fs.search was disposed', {}));
     const i = this.#next++ % this.size;
     let w = this.#workers[i] ?? null;
@@ -150,7 +152,8 @@ export class ScanWorkers {
       void w?.terminate();
       this.#workers[i] = w = new ScanWorker();
     }
-    return w.ask({ id: ++this.#ids, needle, want, fds, sizes, ...(cap !== undefined ? { capLines: cap.lines, capHits: cap.hits } : {}) });
+    const after = cap?.after !== undefined && afterIndex >= 0 ? { after: { index: afterIndex, line: cap.after.line, column: cap.after.column } } : {};
+    return w.ask({ id: ++this.#ids, needle, want, fds, sizes, ...(cap !== undefined ? { capLines: cap.lines, capHits: cap.hits, ...after } : {}) });
   }
 
   async close(): Promise<void> {
@@ -185,7 +188,7 @@ export async function scanAll(
   const send = (): void => {
     const p = paths;
     const f = fds;
-    const slice = pool.ask(needle, q.want, f, sizes, cap).then(
+    const slice = pool.ask(needle, q.want, f, sizes, cap, cap?.after !== undefined ? p.indexOf(cap.after.path) : -1).then(
       (answers) => {
         const found: FileHits[] = [];
         const delegated: string[] = [];
