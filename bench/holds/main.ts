@@ -80,7 +80,7 @@ async function withRuntime(ws: string, run: (call: (tool: string, args: Record<s
   }
 }
 
-const SCENARIOS = ['tree', 'fat', 'write', 'dirs', 'untracked', 'search'] as const;
+const SCENARIOS = ['tree', 'fat', 'write', 'dirs', 'untracked', 'search', 'minified'] as const;
 const only = process.argv[2];
 if (only === undefined) {
   console.log('bench/holds: the longest event-loop hold of one call (ms), against the plain operation on the same bytes\n');
@@ -200,6 +200,25 @@ try {
     await withRuntime(ws, async (call) => {
       for (const label of ['first', 'again']) {
         row(`fs.search, a rare literal in 50,000 files (${label})`, await measured(() => call('fs.search', { query: 'export const v4999' })), rg ? 'rg -F --json' : 'rg (not installed)', ref);
+      }
+    });
+  }
+
+  // fs.search in one minified line of 2 million matches (4 MiB, ripgrep's): the first page and the
+  // next (it resumes inside the line); reference: rg --json over the file (a ~116 MB record).
+  if (only === 'minified') {
+    const ws = workspace('minified');
+    writeFileSync(join(ws, 'bundle.min.js'), `${'ab'.repeat(2 * 1024 * 1024)}\n`);
+    const rg = spawnSync('rg', ['--version'], { stdio: 'ignore' }).status === 0;
+    const ref = rg ? timed(() => spawnSync('rg', ['--json', '--ignore-case', 'AB', 'bundle.min.js'], { cwd: ws, stdio: 'ignore' })) : Number.NaN;
+    await withRuntime(ws, async (call) => {
+      let continuation: unknown;
+      for (const label of ['first page', 'next page']) {
+        row(`fs.search -i, a minified line of 2M matches (${label})`, await measured(async () => {
+          const r = await call('fs.search', { query: 'AB', case_sensitive: false, include_generated: true, ...(continuation ? { continuation } : {}) });
+          continuation = (r as { result?: { continuation?: unknown } }).result?.continuation;
+          return r;
+        }), rg ? 'rg --json -i over the file' : 'rg (not installed)', ref);
       }
     });
   }
