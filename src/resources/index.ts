@@ -20,7 +20,7 @@ export {
 } from './paths/atomic-replace.js';
 export { applyAllOrNothing, asToolgateError, type FileChange, type TransactionResult } from './paths/file-transaction.js';
 export { openDirectoryBeneath, assertBeneath, type OpenedDirectory } from './paths/open-directory.js';
-export { resolveWriteTarget, resolveStable, openWriteTarget, assertWritable, type WriteTarget, type OpenedTarget } from './paths/write-target.js';
+export { resolveWriteTarget, resolveStable, openWriteTarget, openWriteTargetPaced, assertWritable, type WriteTarget, type OpenedTarget } from './paths/write-target.js';
 export { readAt, readInto } from './paths/read-at.js';
 export { openRegular, specialFileError, specialKindOf, READ_FLAGS, type SpecialKind } from './paths/regular-file.js';
 export { readAtAsync, forEachChunk, READ_CHUNK, SYNC_READ_MAX } from './paths/read-async.js';
