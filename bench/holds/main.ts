@@ -80,7 +80,7 @@ async function withRuntime(ws: string, run: (call: (tool: string, args: Record<s
   }
 }
 
-const SCENARIOS = ['tree', 'fat', 'write', 'dirs', 'untracked', 'search', 'minified'] as const;
+const SCENARIOS = ['tree', 'fat', 'write', 'dirs', 'untracked', 'search', 'minified', 'lockfile'] as const;
 const only = process.argv[2];
 if (only === undefined) {
   console.log('bench/holds: the longest event-loop hold of one call (ms), against the plain operation on the same bytes\n');
@@ -220,6 +220,19 @@ try {
           return r;
         }), rg ? 'rg --json -i over the file' : 'rg (not installed)', ref);
       }
+    });
+  }
+
+  // A 4 MB lockfile (this project's package-lock.json repeated) shown whole: fs.read and
+  // shell.exec cat; every result is redacted. Reference: reading the file.
+  if (only === 'lockfile') {
+    const ws = workspace('lockfile');
+    const lock = readFileSync('package-lock.json', 'utf8');
+    writeFileSync(join(ws, 'package-lock.json'), lock.repeat(Math.ceil(4_000_000 / lock.length)));
+    const ref = timed(() => readFileSync(join(ws, 'package-lock.json'), 'utf8'));
+    await withRuntime(ws, async (call) => {
+      row('fs.read of a 4 MB package-lock.json', await measured(() => call('fs.read', { path: 'package-lock.json', max_bytes: 4_000_000 })), 'readFileSync of it', ref);
+      row('shell.exec cat of it', await measured(() => call('shell.exec', { argv: ['cat', 'package-lock.json'] })), 'readFileSync of it', ref);
     });
   }
 } finally {
