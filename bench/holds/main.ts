@@ -80,7 +80,7 @@ async function withRuntime(ws: string, run: (call: (tool: string, args: Record<s
   }
 }
 
-const SCENARIOS = ['tree', 'fat', 'write', 'dirs', 'untracked', 'search', 'minified', 'lockfile'] as const;
+const SCENARIOS = ['tree', 'fat', 'write', 'dirs', 'untracked', 'search', 'minified', 'lockfile', 'edit'] as const;
 const only = process.argv[2];
 if (only === undefined) {
   console.log('bench/holds: the longest event-loop hold of one call (ms), against the plain operation on the same bytes\n');
@@ -233,6 +233,18 @@ try {
     await withRuntime(ws, async (call) => {
       row('fs.read of a 4 MB package-lock.json', await measured(() => call('fs.read', { path: 'package-lock.json', max_bytes: 4_000_000 })), 'readFileSync of it', ref);
       row('shell.exec cat of it', await measured(() => call('shell.exec', { argv: ['cat', 'package-lock.json'] })), 'readFileSync of it', ref);
+    });
+  }
+
+  // fs.patch of one line in a 4 MB CSV of 200,000 lines; reference: read it, replace, write it back.
+  if (only === 'edit') {
+    const ws = workspace('edit');
+    const csv = Array.from({ length: 200_000 }, (_, i) => `${i},name${i},${i * 3},token_${i}`).join('\n') + '\n';
+    writeFileSync(join(ws, 'data.csv'), csv);
+    writeFileSync(join(base, 'ref.csv'), csv);
+    const ref = timed(() => writeFileSync(join(base, 'ref.csv'), readFileSync(join(base, 'ref.csv'), 'utf8').replace('150000,name150000', 'X')));
+    await withRuntime(ws, async (call) => {
+      row('fs.patch, one edit in a 4 MB file of 200,000 lines', await measured(() => call('fs.patch', { files: [{ path: 'data.csv', edits: [{ old: '150000,name150000', new: 'X' }] }] })), 'read, replace, write it', ref);
     });
   }
 } finally {
