@@ -68,8 +68,10 @@ function linesOf(cur: FileBytes | null, path: string): Lines {
 
 /** The structured edits of one file applied to its text as read. */
 function edited(path: string, cur: FileBytes, edits: readonly Edit[], boundBySha: boolean): { bytes: Buffer; before: Lines; after: Lines; applied: AppliedEdit[] } {
-  const before = linesOf(cur, path);
-  const { text, applied } = applyEdits(path, fromLines(before), edits, { crlf: usesCrlf(cur.data), boundBySha });
+  // The text as read is edited as it is (its lines joined again are the same string).
+  const read = decodeText(cur.data, path);
+  const before = toLines(read);
+  const { text, applied } = applyEdits(path, read, edits, { crlf: usesCrlf(cur.data), boundBySha });
   return { bytes: Buffer.from(text, 'utf8'), before, after: toLines(text), applied };
 }
 
