@@ -76,12 +76,11 @@ export async function runSearch(ctx: ExecuteContext<FsSearchArgs, SearchPrepared
        * 200 results from a log of a million matching lines needs 201 of them; ripgrep printed a
        * million JSON records for it (2.7 s) and the in-process scan made a million hits (0.2 s).
        */
-      const cursorLine = start?.cursor?.line ?? null;
       // Hits are capped too: a page of 200 from one minified line of 2 million matches needs 201
       // of them, past the cursor when the page starts inside that line.
       const cursor = start?.cursor ?? null;
-      const after = cursor !== null && cursor.line !== null ? { path: cursor.path, line: cursor.line, column: cursor.column } : null;
-      const cap: ResultCap | undefined = fullScan ? undefined : { lines: (cursorLine ?? 0) + a.max_results + 1, hits: a.max_results + 1, ...(after !== null ? { after } : {}) };
+      const after = cursor !== null && cursor.line !== null ? cursor : null;
+      const cap: ResultCap | undefined = fullScan ? undefined : { lines: (after?.line ?? 0) + a.max_results + 1, hits: a.max_results + 1, ...(after !== null ? { after } : {}) };
       /** Feeds one batch's answer to the page; false once it is full. */
       const take = async (found: readonly FileHits[], checkContent: boolean, q?: ContentQuery): Promise<boolean> => {
         for (let f of found) {

@@ -69,6 +69,7 @@ export function literalHits(b: Buffer, needle: Buffer, maxLines = Infinity, maxH
       counted = true;
     }
     const column = i - lineStart + 1;
+    // order.ts's alreadyReturned, written out: the workers run this function's source alone.
     if (after !== null && (line < after.line || (line === after.line && column <= after.column))) {
       // Returned already. A line before the cursor's needs no more looking at (the needle holds no newline).
       if (line < after.line) {

@@ -13,11 +13,11 @@ import { availableParallelism } from 'node:os';
 import { ToolgateError } from '../../../protocol/index.js';
 import { hasPosixSpawn, readAt, RecordSplitter, runChild, spawnChild, type ChildOptions, type ChildResult } from '../../../resources/index.js';
 import { BINARY_SNIFF_BYTES, type FileReader } from '../file-access.js';
-import { comparePaths } from '../order.js';
+import { alreadyReturned, comparePaths } from '../order.js';
 import { fdsPerRun } from '../fd-budget.js';
 import { scanLiterals, scannable } from './literal-scan.js';
 import { scanAll, type ScanWorkers } from './scan-workers.js';
-import { atOrBefore, stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit, type ResultCap, type SearchAnswer } from './types.js';
+import { stripTerminator, type ContentEngine, type ContentQuery, type FileHits, type LineHit, type ResultCap, type SearchAnswer } from './types.js';
 
 interface RgText {
   readonly text?: string;
@@ -498,12 +498,11 @@ export class RipgrepEngine implements ContentEngine {
       const text = textOf(m.data.lines);
       const walk = q.multiline === true ? submatchWalk(Buffer.from(text, 'utf8'), m.data.line_number) : null;
       const line = walk === null ? stripTerminator(text) : '';
-      const returned = after !== undefined && after.path === path ? after : null;
       let count = 0;
       for (const s of m.data.submatches) {
         if (s.end === s.start) continue; // an empty match points at nothing
         const hit = walk === null ? { line: m.data.line_number, column: s.start + 1, end_column: s.end + 1, text: line } : walk(s);
-        if (returned !== null && atOrBefore(hit.line, hit.column, returned)) continue;
+        if (after !== undefined && alreadyReturned(after, path, hit.line, hit.column)) continue;
         e.hits.push(hit);
         e.count++;
         count++;

@@ -53,18 +53,7 @@ export interface ResultCap {
    * them). Without it such a page had no cap on hits, and one minified line of 2 million
    * matches was parsed whole for each later page (~1 s of the event loop, ~1 GB).
    */
-  readonly after?: HitPosition & { readonly path: string };
-}
-
-/** A hit's place in its file. */
-export interface HitPosition {
-  readonly line: number;
-  readonly column: number;
-}
-
-/** Whether the hit at `line:column` is at or before `after` (returned by an earlier page). */
-export function atOrBefore(line: number, column: number, after: HitPosition): boolean {
-  return line < after.line || (line === after.line && column <= after.column);
+  readonly after?: { readonly path: string; readonly line: number; readonly column: number };
 }
 
 /** Whether `hits` (in line order) reach `cap`: the file may hold more than they. */
