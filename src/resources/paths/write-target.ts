@@ -130,33 +130,36 @@ export interface OpenedTarget {
  */
 export function openWriteTarget(ws: Workspace, target: WriteTarget, opts: { readonly createParents: boolean; readonly maxBytes: number }): OpenedTarget {
   const opened = openTargetFile(ws, target, opts);
-  if (opened.reading === null) return opened.target;
   const { reading } = opened;
-  try {
-    readSlice(reading, 0, reading.st.size);
-    return { ...opened.target, ...readDone(reading, target) };
-  } catch (e) {
-    opened.target.close();
-    throw e;
-  } finally {
-    closeSync(reading.fd);
-  }
+  return reading === null ? opened.target : settle(opened.target, reading, () => readSlice(reading, 0, reading.st.size));
 }
 
 /**
  * As openWriteTarget, reading a large file a slice at a time with turns of the event loop
- * between (pacer.ts): fs.delete of one 200 MB file read it at once, holding every other call on
- * the server for ~0.1 s. The read is checked whole afterwards, as at once (size, mtime and ctime unchanged).
+ * between (pacer.ts): fs.delete reads files up to 256 MiB. The read is checked whole afterwards,
+ * as at once (size, mtime and ctime unchanged).
  */
 export async function openWriteTargetPaced(ws: Workspace, target: WriteTarget, opts: { readonly createParents: boolean; readonly maxBytes: number }, pacer = new TreePacer()): Promise<OpenedTarget> {
   const opened = openTargetFile(ws, target, opts);
-  if (opened.reading === null) return opened.target;
   const { reading } = opened;
+  if (reading === null) return opened.target;
   try {
     await pacer.slices(reading.st.size, (at, n) => readSlice(reading, at, n));
-    return { ...opened.target, ...readDone(reading, target) };
   } catch (e) {
+    closeSync(reading.fd);
     opened.target.close();
+    throw e;
+  }
+  return settle(opened.target, reading, () => {});
+}
+
+/** The target with the content `read` put in `reading`, checked; the file's fd is closed, and the target too on failure. */
+function settle(target: OpenedTarget, reading: Reading, read: () => void): OpenedTarget {
+  try {
+    read();
+    return { ...target, ...readDone(reading, target.path) };
+  } catch (e) {
+    target.close();
     throw e;
   } finally {
     closeSync(reading.fd);
@@ -225,11 +228,11 @@ function readSlice(r: Reading, at: number, length: number): void {
 }
 
 /** The content read and the state after the read: the one the content belongs to, unless the file changed meanwhile. */
-function readDone(r: Reading, target: WriteTarget): Pick<OpenedTarget, 'current' | 'state' | 'linked'> {
+function readDone(r: Reading, path: string): Pick<OpenedTarget, 'current' | 'state' | 'linked'> {
   const { st } = r;
   const after = fstatSync(r.fd);
   if (r.got !== st.size || after.size !== st.size || after.mtimeMs !== st.mtimeMs || after.ctimeMs !== st.ctimeMs) {
-    throw new ToolgateError('precondition_failed', `${target.path} changed while it was read`, { path: target.path, reason: 'changed_since_check' });
+    throw new ToolgateError('precondition_failed', `${path} changed while it was read`, { path, reason: 'changed_since_check' });
   }
   return {
     current: { data: r.data, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid },
