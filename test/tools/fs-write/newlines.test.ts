@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyNewlines, crlfToLf, lfToCrlf } from '../../../src/tools/fs-write/content.js';
+import { usesCrlf } from '../../../src/resources/index.js';
 import { random } from '../../support/random.js';
 import { withHarness } from './harness.js';
 import { readFileSync } from 'node:fs';
@@ -49,3 +50,25 @@ void test('fs.write converts a large file of short lines whole (newline lf and c
     assert.equal(back.status, 'succeeded', JSON.stringify(back.error));
     assert.equal(readFileSync(join(h.root, 'big2.txt'), 'utf8'), 'ab\r\n'.repeat(500_000));
   }));
+
+test('usesCrlf finds the newlines with indexOf and counts them as the byte loop it replaced did', () => {
+  // The loop (a JavaScript byte loop over a 4 MB file held the event loop ~15 ms) is the oracle.
+  const loop = (data: Uint8Array): boolean => {
+    let lf = 0;
+    let crlf = 0;
+    for (let i = 0; i < data.length; i++) {
+      if (data[i] !== 10) continue;
+      if (i > 0 && data[i - 1] === 13) crlf++;
+      else lf++;
+    }
+    return crlf > lf;
+  };
+  const next = random(20261207);
+  for (let round = 0; round < 2_000; round++) {
+    const bytes = Buffer.from(Array.from({ length: Math.floor(next() * 30) }, () => PIECES[Math.floor(next() * PIECES.length)]).join(''), 'utf8');
+    // Also a view into a larger buffer, as a file's bytes may be.
+    const view = new Uint8Array(Buffer.concat([Buffer.from('\r'), bytes, Buffer.from('\n')]).buffer).subarray(1, 1 + bytes.length);
+    assert.equal(usesCrlf(bytes), loop(bytes), JSON.stringify(bytes.toString()));
+    assert.equal(usesCrlf(view), loop(view), JSON.stringify(bytes.toString()));
+  }
+});
