@@ -25,13 +25,14 @@ export { readAt, readInto } from './paths/read-at.js';
 export { openRegular, specialFileError, specialKindOf, READ_FLAGS, type SpecialKind } from './paths/regular-file.js';
 export { readAtAsync, forEachChunk, READ_CHUNK, SYNC_READ_MAX } from './paths/read-async.js';
 export { renameNoReplace, hasRenameNoReplace } from './paths/renameat2.js';
+export { syncFileSystem } from './paths/syncfs.js';
 export { libcFunction, lastErrno, errnoError } from './paths/libc.js';
 export { Inotify, watchableFileSystem, DIRECTORY_MASK, IN_CLOSE_WRITE, IN_DONT_FOLLOW, IN_ENTRIES, IN_IGNORED, IN_MODIFY, IN_Q_OVERFLOW, IN_SELF } from './paths/inotify.js';
 export { secretNameOf, refuseSecretLink, SECRET_LINK_WALK_LIMIT, type LinkedFile } from './paths/secret-links.js';
 export { tempName, partName, ownerTag, isToolgateTempName, ownerIsGone } from './paths/temp-name.js';
 export { sweepWorkspaceTemps, SWEEP_ENTRY_LIMIT } from './paths/sweep-temps.js';
 export { TreePacer, nextTurn, PACE_ENTRIES, PACE_BYTES } from './paths/pacer.js';
-export { walkTree, removeTree, buildTree, type TreeEntry, type TreeLimits, type RebuildEntry } from './paths/tree.js';
+export { walkTree, removeTree, buildTree, CREATE_WINDOW, type TreeEntry, type TreeLimits, type RebuildEntry } from './paths/tree.js';
 export {
   fileImage,
   changeRecord,

@@ -13,6 +13,7 @@ import {
   removeTree,
   renameNoReplace,
   syncDirectories,
+  syncFileSystem,
   leafStateOf,
   PACE_BYTES,
   sha256Paced,
@@ -169,6 +170,9 @@ export async function restoreTree(ws: Workspace, artifacts: ArtifactSink, c: Ext
   const tmp = tempName('restore');
   try {
     await buildTree(d.fd, tmp, entries, pacer);
+    // Its files and directories on disk before it takes the name: the parent's sync below makes
+    // only the name durable, and a power loss could leave the restored files empty.
+    await syncFileSystem(d.fd);
     recheckSite({ root: ws.root, dir: dir.join('/'), path: c.path, dirfd: d.fd, parent: d.identity, name, expected: { kind: 'absent' } });
     if (renameNoReplace(d.fd, tmp, d.fd, name) === 'moved') {
       // atomic, and never over an entry that appeared since the re-check

@@ -1,0 +1,96 @@
+// fs.undo of a deleted tree: what it made is on disk before the tree takes its name, and making
+// the inodes never holds the event loop.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs, { constants, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildTree, CREATE_WINDOW, walkTree } from '../../../src/resources/index.js';
+import { tempDirs } from '../../support/fixtures.js';
+
+void test('traced with strace, fs.undo of a tree syncs its file system after the last file is made and before the tree takes its name', () => {
+  const base = mkdtempSync(join(tmpdir(), 'tg-undo-sync-'));
+  try {
+    mkdirSync(join(base, 'ws'));
+    const child = new URL('./tree-sync-child.ts', import.meta.url).pathname;
+    const trace = join(base, 'trace');
+    execFileSync('strace', ['-f', '-qq', '-o', trace, '-e', 'trace=%file,syncfs,sync', process.execPath, '--import', 'tsx', child, join(base, 'ws'), join(base, 'state')], { stdio: 'ignore', timeout: 120_000 });
+    const all = readFileSync(trace, 'utf8').split('\n');
+    const lines = all.slice(all.findIndex((l) => l.includes('/dev/null/undo-begins')));
+    // Where a system call ended: its own line, or the line where its thread resumed it.
+    const ended = (i: number): number => {
+      const line = lines[i] ?? '';
+      if (!line.endsWith('<unfinished ...>')) return i;
+      const tid = line.split(' ')[0];
+      const j = lines.findIndex((l, k) => k > i && l.startsWith(`${tid} `) && l.includes('resumed>'));
+      return j < 0 ? lines.length : j;
+    };
+    // The tree is made under a temporary name (.tg-….restore) through its directories' fds, then renamed to `tree`.
+    const made = lines.flatMap((l, i) => (/^\d+ +(openat\(AT_FDCWD, "\/proc\/self\/fd\/\d+\/(f\d+|link)", [^)]*O_CREAT|mkdir\("\/proc\/self\/fd\/\d+\/(d\d|\.tg-[^"]*\.restore)"|symlink\("[^"]*", "\/proc\/self\/fd\/\d+\/link")/.test(l) ? [ended(i)] : []));
+    const moved = lines.findIndex((l) => /renameat2?\(.*\.restore".*"tree"/.test(l) && / = 0$/.test(l));
+    const syncs = lines.flatMap((l, i) => (/^\d+ +(syncfs\(\d+|sync\()/.test(l) ? [{ start: i, end: ended(i) }] : []));
+    assert.equal(made.length, 30 + 3 + 1 + 1, `the restore's files, directories, link and top were traced (${made.length})`);
+    assert.ok(moved > 0, 'the restored tree was renamed into place');
+    const lastMade = Math.max(...made);
+    assert.ok(syncs.some((x) => x.start > lastMade && x.end < moved), `a sync between the last creation (line ${lastMade}) and the rename (line ${moved}); syncs at ${syncs.map((x) => x.start).join(', ') || 'none'}`);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+/** The tree under `name` in `dir`: each entry's kind, path, mode and content or target. */
+async function shape(dir: string, name: string): Promise<string[]> {
+  const fd = openSync(dir, 'r');
+  try {
+    const entries = await walkTree(fd, name, { maxEntries: 1_000, maxBytes: 1 << 20 }, true);
+    return entries.map((e) => `${e.kind} ${e.path} ${e.mode.toString(8)} ${e.data?.toString() ?? e.target ?? ''}`).sort();
+  } finally {
+    closeSync(fd);
+  }
+}
+
+void test('buildTree makes no inode with a synchronous call (one can take long in the kernel), and builds the same tree', async () => {
+  const d = tempDirs('tg-undo-async');
+  const dirfd = openSync(d.workspace, 'r');
+  const original = { openSync: fs.openSync, mkdirSync: fs.mkdirSync, symlinkSync: fs.symlinkSync };
+  const sync: string[] = [];
+  try {
+    for (let i = 0; i < 3 * CREATE_WINDOW + 1; i++) {
+      mkdirSync(join(d.workspace, 'tree', `d${i % 3}`, 'deep'), { recursive: true });
+      fs.writeFileSync(join(d.workspace, 'tree', `d${i % 3}`, i % 2 ? `f${i}` : `deep/f${i}`), `file ${i}\n`);
+    }
+    fs.symlinkSync('d0', join(d.workspace, 'tree', 'link'));
+    const entries = await walkTree(dirfd, 'tree', { maxEntries: 1_000, maxBytes: 1 << 20 }, true);
+    // Every later synchronous call that makes an inode is counted, in this module and in buildTree's.
+    fs.openSync = ((path: fs.PathLike, flags?: fs.OpenMode, mode?: fs.Mode) => {
+      if (typeof flags === 'number' && (flags & constants.O_CREAT) !== 0) sync.push(`open ${String(path)}`);
+      return original.openSync(path, flags ?? 'r', mode);
+    }) as typeof fs.openSync;
+    fs.mkdirSync = ((path: fs.PathLike, options?: fs.Mode | fs.MakeDirectoryOptions) => {
+      sync.push(`mkdir ${String(path)}`);
+      return original.mkdirSync(path, options as fs.Mode);
+    }) as typeof fs.mkdirSync;
+    fs.symlinkSync = ((target: fs.PathLike, path: fs.PathLike, type?: fs.symlink.Type | null) => {
+      sync.push(`symlink ${String(path)}`);
+      original.symlinkSync(target, path, type);
+    }) as typeof fs.symlinkSync;
+    syncBuiltinESMExports();
+    closeSync(openSync(join(d.workspace, 'probe'), constants.O_WRONLY | constants.O_CREAT, 0o600)); // the counting reaches ESM imports
+    assert.equal(sync.length, 1);
+    sync.length = 0;
+    await buildTree(dirfd, 'copy', entries);
+    assert.deepEqual(sync, []);
+  } finally {
+    Object.assign(fs, original);
+    syncBuiltinESMExports();
+    closeSync(dirfd);
+  }
+  try {
+    assert.deepEqual(await shape(d.workspace, 'copy'), await shape(d.workspace, 'tree'));
+    assert.equal(readlinkSync(join(d.workspace, 'copy', 'link')), 'd0');
+  } finally {
+    d.cleanup();
+  }
+});
