@@ -5,6 +5,7 @@ import { closeSync, lstatSync, rmdirSync } from 'node:fs';
 import { ToolgateError, sha256Hex } from '../../protocol/index.js';
 import { openDirectoryBeneath } from '../paths/open-directory.js';
 import { procPath } from '../paths/open-beneath.js';
+import { syncDirectories } from '../paths/atomic-replace.js';
 import { assertWritable, openWriteTarget, type OpenedTarget } from '../paths/write-target.js';
 import type { Workspace } from '../paths/workspace.js';
 
@@ -60,6 +61,23 @@ export function identityAt(ws: Workspace, path: string): { dev: number; ino: num
     return st ? { dev: st.dev, ino: st.ino, nlink: st.nlink } : null;
   } finally {
     if (d.fd !== ws.rootFd) closeSync(d.fd);
+  }
+}
+
+/**
+ * Makes the directories a write created durable: each one's entry, by a sync of its parent. The
+ * file's own directory is synced after the file takes its name; the entries of the directories
+ * on its way were not, and a file system that does not commit a directory's creation with its
+ * child's sync (XFS, btrfs) could lose them, and the file, at a power loss after a succeeded
+ * write. Runs while the staged files sync: no round of syncs of its own.
+ */
+export async function syncCreatedDirs(ws: Workspace, dirs: readonly string[]): Promise<void> {
+  const parents: number[] = [];
+  try {
+    for (const dir of dirs) parents.push(openDirectoryBeneath(ws.rootFd, ws.root, split(dir).dir, { create: false }).fd);
+    await syncDirectories(parents);
+  } finally {
+    for (const fd of parents) if (fd !== ws.rootFd) closeSync(fd);
   }
 }
 

@@ -5,7 +5,7 @@ import type { FileBytes } from '../paths/atomic-replace.js';
 import { applyAllOrNothing, asToolgateError, type FileChange } from '../paths/file-transaction.js';
 import type { OpenedTarget } from '../paths/write-target.js';
 import type { FailedCommitOutcome, MutationContext } from './context.js';
-import { removeEmptyDirs } from './entry-at.js';
+import { removeEmptyDirs, syncCreatedDirs } from './entry-at.js';
 import { fileSetIntentOf } from './file-set-reconcile.js';
 import { TreePacer } from '../paths/pacer.js';
 import { postImage, postImagePaced, PreimageBundle, type ChangeRecord, type StagedBundle } from './record.js';
@@ -81,6 +81,8 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
       let syncFailure: { readonly error: unknown } | null = null;
       // A large bundle syncs on the pool; it is awaited before anything closes its fd.
       const syncing = large && preimages ? preimages.syncAsync().catch((error: unknown) => void (syncFailure = { error })) : null;
+      const created = plans.flatMap((p) => p.target.created_dirs);
+      const dirsSynced = created.length > 0 ? syncCreatedDirs(ctx.workspace, created).catch((error: unknown) => void (syncFailure ??= { error })) : null;
       if (!large) {
         try {
           preimages?.sync();
@@ -92,10 +94,10 @@ export async function commitFileSet(ctx: MutationContext, plans: readonly Planne
         await sending;
       } catch (e) {
         intent.failure = { error: e };
-        await syncing;
+        await Promise.all([syncing, dirsSynced]);
         throw e;
       }
-      await syncing;
+      await Promise.all([syncing, dirsSynced]);
       sent.value = true;
       if (syncFailure) throw syncFailure.error;
       if (preimages) {
