@@ -1,12 +1,15 @@
 import { closeSync, existsSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { ToolgateError, type ArtifactRef, type Digest } from '../protocol/index.js';
 import type { ArtifactSink, ArtifactWriter } from '../registry/index.js';
 import { StreamRedactor } from '../redact/index.js';
 import { partName, readInto, type TreePacer } from '../resources/index.js';
 
 const DIGEST_RE = /^sha256:([0-9a-f]{64})$/;
+
+const fsyncAsync = promisify(fsync);
 
 /**
  * Roles whose bytes are a copy of workspace state kept to restore it (fs.undo, reconcile):
@@ -39,12 +42,22 @@ export class ArtifactStore implements ArtifactSink {
   /** Where this store's writers keep their parts until sealed (beneath `dir`: a rename, not a copy). */
   readonly partsDir: string;
   readonly #secrets: readonly string[];
+  /** Folders that took a blob's name (or a new folder) and are not synced yet. */
+  readonly #unsynced = new Set<string>();
+  /** The syncs under way, each after the one before (durable()). */
+  #syncing: Promise<void> = Promise.resolve();
 
   constructor(dir: string, opts: ArtifactStoreOptions = {}) {
     this.dir = dir;
     this.partsDir = opts.sharedBy === undefined ? join(dir, 'tmp') : join(dir, 'tmp', opts.sharedBy.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64));
     this.#secrets = opts.secrets ?? [];
-    mkdirSync(join(dir, 'sha256'), { recursive: true, mode: 0o700 });
+    this.#madeFolders(mkdirSync(join(dir, 'sha256'), { recursive: true, mode: 0o700 }), join(dir, 'sha256'));
+  }
+
+  /** Folders a recursive mkdir made, from `made` (its first) down to `leaf`: each one's entry is in its parent, to sync. */
+  #madeFolders(made: string | undefined, leaf: string): void {
+    if (made === undefined) return;
+    for (let d = leaf; d.length >= made.length && d !== dirname(d); d = dirname(d)) this.#unsynced.add(dirname(d));
   }
 
   pathOf(digest: Digest): string {
@@ -58,6 +71,42 @@ export class ArtifactStore implements ArtifactSink {
     const w = this.writer(mediaType, role);
     w.write(typeof data === 'string' ? Buffer.from(data) : data);
     return w.close();
+  }
+
+  /**
+   * Every blob sealed so far is durable under its name: the folders that took its name (and a
+   * folder made for it) are synced. A blob's bytes are synced before its rename; the rename is an
+   * entry of its folder, which a file system need not commit with the next sync of another file
+   * (ext4 does, XFS and btrfs do not), so a receipt naming a preimage could outlive it at a
+   * power loss. The commit stage awaits this before the receipt. The syncs start when a blob is
+   * sealed, on the libuv pool, so they mostly run while the call finishes its effect.
+   */
+  durable(): Promise<void> {
+    this.#startSyncs();
+    return this.#syncing;
+  }
+
+  #startSyncs(): void {
+    if (this.#unsynced.size === 0) return;
+    const dirs = [...this.#unsynced];
+    this.#unsynced.clear();
+    const sync = async (): Promise<void> => {
+      const fds = dirs.map((d) => openSync(d, 'r'));
+      try {
+        await Promise.all(fds.map((fd) => fsyncAsync(fd)));
+      } finally {
+        for (const fd of fds) closeSync(fd);
+      }
+    };
+    // A sync that failed is tried again by the next durable(); each waits for the ones before.
+    this.#syncing = this.#syncing
+      .catch(() => undefined)
+      .then(sync)
+      .catch((e: unknown) => {
+        for (const d of dirs) this.#unsynced.add(d);
+        throw e;
+      });
+    this.#syncing.catch(() => undefined); // awaited by durable(); not an unhandled rejection meanwhile
   }
 
   has(digest: Digest): boolean {
@@ -174,9 +223,15 @@ export class ArtifactStore implements ArtifactSink {
         finish();
         const digest = `sha256:${hash.digest('hex')}` as Digest;
         const final = this.pathOf(digest);
-        mkdirSync(join(final, '..'), { recursive: true, mode: 0o700 });
+        this.#madeFolders(mkdirSync(dirname(final), { recursive: true, mode: 0o700 }), dirname(final));
+        // A blob already there was sealed by another writer, whose durable() covers it (or whose
+        // sync is under way: durable() waits for those too).
         if (existsSync(final)) unlinkSync(tmp);
-        else renameSync(tmp, final);
+        else {
+          renameSync(tmp, final);
+          this.#unsynced.add(dirname(final));
+          this.#startSyncs();
+        }
         return { digest, bytes, media_type: mediaType, role };
       },
       abort(): void {

@@ -8,7 +8,7 @@ import { failpoint } from '../../protocol/index.js';
 
 export interface CommitServices {
   readonly store: Pick<ReceiptStore, 'commit'>;
-  readonly artifacts: Pick<ArtifactStore, 'put'>;
+  readonly artifacts: Pick<ArtifactStore, 'put' | 'durable'>;
   /** Results larger than this (JSON bytes) are stored as an artifact. */
   readonly inlineResultBytes: number;
   /** What the store keeps of bound result members (bind.ts). */
@@ -44,6 +44,9 @@ export async function commitStage(s: CommitServices, call: Call): Promise<Receip
     const effect = key === null ? undefined : { key, state: executed?.effect ?? 'released' };
     const body = storedForm(draft, call.tool?.bound, s.retention);
     const req = { body, ...(effect ? { effect } : {}) };
+    // Every artifact the receipt names is durable under its name first (the folder syncs began
+    // when each was sealed; a call that made none waits only for syncs other calls began).
+    await s.artifacts.durable();
     failpoint('before_receipt');
     // Whether commits share a transaction (group commit) is the store's business.
     const receipt = await s.store.commit(req);
