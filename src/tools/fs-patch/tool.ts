@@ -136,7 +136,7 @@ export function createFsPatch(): ToolDefinition<FsPatchArgs, FsPatchResult, Prep
             opened.push(o);
             // Diffs, candidates and preimages show the bytes: never those of a secret under another name.
             if (o?.linked) await refuseSecretLink(ctx.workspace, o.path, o.linked, ctx.signal);
-            plans.push(plan(f, o, plans[plans.length - 1]));
+            plans.push(await plan(f, o, plans[plans.length - 1]));
           }
           ctx.signal.throwIfAborted();
           const sent = { value: false };
