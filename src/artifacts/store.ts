@@ -91,8 +91,16 @@ export class ArtifactStore implements ArtifactSink {
     const dirs = [...this.#unsynced];
     this.#unsynced.clear();
     const sync = async (): Promise<void> => {
-      const fds = dirs.map((d) => openSync(d, 'r'));
+      const fds: number[] = [];
       try {
+        for (const d of dirs) {
+          try {
+            fds.push(openSync(d, 'r'));
+          } catch (e) {
+            // A folder removed since holds nothing to keep; any other failure is tried again.
+            if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+          }
+        }
         await Promise.all(fds.map((fd) => fsyncAsync(fd)));
       } finally {
         for (const fd of fds) closeSync(fd);

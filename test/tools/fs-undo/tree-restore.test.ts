@@ -29,7 +29,7 @@ void test('traced with strace, fs.undo of a tree syncs its file system after the
     };
     // The tree is made under a temporary name (.tg-….restore) through its directories' fds, then renamed to `tree`.
     const made = lines.flatMap((l, i) => (/^\d+ +(openat\(AT_FDCWD, "\/proc\/self\/fd\/\d+\/(f\d+|link)", [^)]*O_CREAT|mkdir\("\/proc\/self\/fd\/\d+\/(d\d|\.tg-[^"]*\.restore)"|symlink\("[^"]*", "\/proc\/self\/fd\/\d+\/link")/.test(l) ? [ended(i)] : []));
-    const moved = lines.findIndex((l) => /renameat2?\(.*\.restore".*"tree"/.test(l) && / = 0$/.test(l));
+    const moved = lines.findIndex((l) => /renameat2?\(.*\.restore".*"tree"/.test(l) && !/= -1 /.test(l));
     const syncs = lines.flatMap((l, i) => (/^\d+ +(syncfs\(\d+|sync\()/.test(l) ? [{ start: i, end: ended(i) }] : []));
     assert.equal(made.length, 30 + 3 + 1 + 1, `the restore's files, directories, link and top were traced (${made.length})`);
     assert.ok(moved > 0, 'the restored tree was renamed into place');
