@@ -29,6 +29,12 @@ export interface ArtifactSink {
   getPaced?(digest: Digest, pacer: TreePacer): Promise<Buffer>;
   /** Streams into the store; the ref is known once the stream ends. */
   writer(mediaType: string, role: string): ArtifactWriter;
+  /**
+   * Every blob sealed so far is on disk under its name (its folder synced). The commit stage
+   * waits for it before a receipt; an effect whose undo needs a blob waits for it before the
+   * effect. Optional: a sink without it keeps no names to sync.
+   */
+  durable?(): Promise<void>;
 }
 
 export interface ArtifactWriter {

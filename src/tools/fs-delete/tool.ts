@@ -190,6 +190,9 @@ export function createFsDelete(): ToolDefinition<FsDeleteArgs, FsDeleteResult, R
 
           // Move the whole tree aside in one rename, check it is what was read, then remove it.
           const trash = tempName('del'); // names its owner, for the sweep after a crash
+          // The manifest and the preimages under their names on disk before anything moves: a
+          // power loss after the effect leaves a tree reconcile can name and fs.undo restore.
+          await ctx.artifacts.durable?.();
           await ctx.markSent(treeIntentOf({ path: r.path, trash, identity: { dev: top.dev, ino: top.ino }, manifest: mref.digest, entries: entries.length }));
           const site = { root: ctx.workspace.root, dir: dir.join('/'), path: r.path, dirfd: opened.fd, parent: opened.identity, name, expected: { kind: 'other' as const, dev: top.dev, ino: top.ino } };
           recheckSite(site);

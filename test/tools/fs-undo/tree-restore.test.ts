@@ -1,5 +1,6 @@
-// fs.undo of a deleted tree: what it made is on disk before the tree takes its name, and making
-// the inodes never holds the event loop.
+// fs.delete and fs.undo of a tree: what the delete needs for the undo is on disk before the tree
+// moves; what the undo made is on disk before the tree takes its name, and making the inodes never
+// holds the event loop.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -10,27 +11,46 @@ import { join } from 'node:path';
 import { buildTree, CREATE_WINDOW, walkTree } from '../../../src/resources/index.js';
 import { tempDirs } from '../../support/fixtures.js';
 
-void test('traced with strace, fs.undo of a tree syncs its file system after the last file is made and before the tree takes its name', () => {
+void test('traced with strace, fs.delete of a tree syncs its artifacts\' folders before the tree moves, and fs.undo syncs the rebuilt tree before it takes its name', () => {
   const base = mkdtempSync(join(tmpdir(), 'tg-undo-sync-'));
   try {
     mkdirSync(join(base, 'ws'));
     const child = new URL('./tree-sync-child.ts', import.meta.url).pathname;
     const trace = join(base, 'trace');
-    execFileSync('strace', ['-f', '-qq', '-o', trace, '-e', 'trace=%file,syncfs,sync', process.execPath, '--import', 'tsx', child, join(base, 'ws'), join(base, 'state')], { stdio: 'ignore', timeout: 120_000 });
+    // Each fsync(2) is held 0.3 s on its way in: a folder sync left running while the tree moves
+    // would then end after the move, on a machine of any speed.
+    execFileSync('strace', ['-f', '-qq', '-y', '-o', trace, '-e', 'trace=%file,fsync,syncfs,sync', '-e', 'inject=fsync:delay_enter=300000', process.execPath, '--import', 'tsx', child, join(base, 'ws'), join(base, 'state')], { stdio: 'ignore', timeout: 120_000 });
     const all = readFileSync(trace, 'utf8').split('\n');
-    const lines = all.slice(all.findIndex((l) => l.includes('/dev/null/undo-begins')));
     // Where a system call ended: its own line, or the line where its thread resumed it.
-    const ended = (i: number): number => {
+    const ended = (lines: readonly string[], i: number): number => {
       const line = lines[i] ?? '';
       if (!line.endsWith('<unfinished ...>')) return i;
       const tid = line.split(' ')[0];
       const j = lines.findIndex((l, k) => k > i && l.startsWith(`${tid} `) && l.includes('resumed>'));
       return j < 0 ? lines.length : j;
     };
-    // The tree is made under a temporary name (.tg-….restore) through its directories' fds, then renamed to `tree`.
-    const made = lines.flatMap((l, i) => (/^\d+ +(openat\(AT_FDCWD, "\/proc\/self\/fd\/\d+\/(f\d+|link)", [^)]*O_CREAT|mkdir\("\/proc\/self\/fd\/\d+\/(d\d|\.tg-[^"]*\.restore)"|symlink\("[^"]*", "\/proc\/self\/fd\/\d+\/link")/.test(l) ? [ended(i)] : []));
+
+    // fs.delete: each blob renamed to its digest (the manifest, the preimages) has its folder
+    // synced before the tree is moved to the trash (.tg-….del).
+    const del = all.slice(all.findIndex((l) => l.includes('/dev/null/delete-begins')), all.findIndex((l) => l.includes('/dev/null/undo-begins')));
+    const trashed = del.findIndex((l) => /\brename\("\/proc\/self\/fd\/\d+\/tree", "\/proc\/self\/fd\/\d+\/\.tg-[^"]*\.del"/.test(l));
+    assert.ok(trashed > 0, 'the tree was moved to the trash');
+    const named = del.flatMap((l, i) => {
+      const m = /\brename\("[^"]*\/artifacts\/tmp\/[^"]*", "([^"]*\/artifacts\/sha256\/[0-9a-f]{2})\/[0-9a-f]+"/.exec(l);
+      return m && i < trashed ? [{ folder: m[1] as string, at: i }] : [];
+    });
+    assert.ok(named.length >= 2, `the manifest and the preimages were named before the move (${named.length})`);
+    for (const { folder, at } of named) {
+      const synced = del.some((l, i) => i > at && l.includes(`fsync(`) && l.includes(`<${folder}>`) && ended(del, i) < trashed);
+      assert.ok(synced, `${folder} synced after its blob's rename (line ${at}) and before the tree moved (line ${trashed})`);
+    }
+
+    // fs.undo: the tree is made under a temporary name (.tg-….restore) through its directories'
+    // fds, synced, then renamed to `tree`.
+    const lines = all.slice(all.findIndex((l) => l.includes('/dev/null/undo-begins')));
+    const made = lines.flatMap((l, i) => (/^\d+ +(openat\(AT_FDCWD(<[^>]*>)?, "\/proc\/self\/fd\/\d+\/(f\d+|link)", [^)]*O_CREAT|mkdir\("\/proc\/self\/fd\/\d+\/(d\d|\.tg-[^"]*\.restore)"|symlink\("[^"]*", "\/proc\/self\/fd\/\d+\/link")/.test(l) ? [ended(lines, i)] : []));
     const moved = lines.findIndex((l) => /renameat2?\(.*\.restore".*"tree"/.test(l) && !/= -1 /.test(l));
-    const syncs = lines.flatMap((l, i) => (/^\d+ +(syncfs\(\d+|sync\()/.test(l) ? [{ start: i, end: ended(i) }] : []));
+    const syncs = lines.flatMap((l, i) => (/^\d+ +(syncfs\(\d+|sync\()/.test(l) ? [{ start: i, end: ended(lines, i) }] : []));
     assert.equal(made.length, 30 + 3 + 1 + 1, `the restore's files, directories, link and top were traced (${made.length})`);
     assert.ok(moved > 0, 'the restored tree was renamed into place');
     const lastMade = Math.max(...made);
