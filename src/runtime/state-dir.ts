@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, realpathSync } from 'node:fs';
 import { ToolgateError } from '../protocol/index.js';
 import type { Workspace } from '../resources/index.js';
 
@@ -14,7 +14,10 @@ export function defaultStateDir(workspace: Workspace, env: NodeJS.ProcessEnv = p
  * Creates `dir` and its missing parents. Not `mkdirSync(dir, { recursive: true })`: Node's
  * recursive mkdir never returns when mkdir(2) of a parent keeps failing with ENOENT (a state dir
  * under /proc spins at full CPU forever), so each missing component is made here, bounded by the
- * path's depth, and a failure is the typed `store_unavailable`.
+ * path's depth, and a failure is the typed `store_unavailable`. Each one made is synced in its
+ * parent (once, at open): the receipts synced inside a state dir whose own entry is not would be
+ * lost with it at a power loss on a file system that does not commit a new folder with its
+ * children's syncs (XFS, btrfs).
  */
 function makeDirs(dir: string): void {
   const missing: string[] = [];
@@ -25,11 +28,29 @@ function makeDirs(dir: string): void {
   for (const d of missing.reverse()) {
     try {
       mkdirSync(d, { mode: 0o700 });
+      syncFolder(dirname(d));
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? null;
       if (code === 'EEXIST') continue;
       throw new ToolgateError('store_unavailable', `the state dir cannot be created: ${(e as Error).message}`, { operation: 'create the state dir', cause_code: code, state_dir: dir }, { cause: e });
     }
+  }
+}
+
+/** fsync of a folder; one this process may not open for reading (write and search only) is left as it is. */
+function syncFolder(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') return;
+    throw e;
+  }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -3,8 +3,8 @@
 // (`toolgate call … --state-dir /proc/nope/x` never returned).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { ToolgateError } from '../../src/protocol/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
@@ -38,6 +38,28 @@ test('missing parents of the state dir are made, private to the user', async () 
     const rt = await createRuntime({ workspace: d.workspace, stateDir: dir });
     await rt.close();
     for (const p of [join(d.state, 'a'), join(d.state, 'a', 'b'), dir]) assert.equal(statSync(p).mode & 0o777, 0o700, p);
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('traced with strace, each folder of a new state dir is synced in its parent when the runtime opens', () => {
+  const d = tempDirs('tg-state-sync');
+  try {
+    const state = join(d.base, 'a', 'b', 'state');
+    const trace = join(d.base, 'trace');
+    const script = `import { createRuntime } from ${JSON.stringify(join(import.meta.dirname, '../../src/runtime/index.ts'))};
+const rt = await createRuntime({ workspace: ${JSON.stringify(d.workspace)}, stateDir: ${JSON.stringify(state)} });
+await rt.close();`;
+    const r = spawnSync('strace', ['-f', '-qq', '-y', '-o', trace, '-e', 'trace=mkdir,fsync', process.execPath, '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = readFileSync(trace, 'utf8').split('\n');
+    for (const dir of [join(d.base, 'a'), join(d.base, 'a', 'b'), state]) {
+      const made = lines.findIndex((l) => l.includes(`mkdir("${dir}", 0700`));
+      assert.ok(made >= 0, `${dir} was made`);
+      // Its parent synced after it was made (a resumed call's descriptor is on the line where it started).
+      assert.ok(lines.some((l, i) => i > made && l.includes(`fsync(`) && l.includes(`<${dirname(dir)}>`)), `${dirname(dir)} synced after ${dir} was made`);
+    }
   } finally {
     d.cleanup();
   }
