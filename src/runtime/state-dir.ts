@@ -28,7 +28,7 @@ function makeDirs(dir: string): void {
   for (const d of missing.reverse()) {
     try {
       mkdirSync(d, { mode: 0o700 });
-      syncFolder(dirname(d));
+      syncMadeIn(dirname(d));
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? null;
       if (code === 'EEXIST') continue;
@@ -37,20 +37,23 @@ function makeDirs(dir: string): void {
   }
 }
 
-/** fsync of a folder; one this process may not open for reading (write and search only) is left as it is. */
-function syncFolder(dir: string): void {
-  let fd: number;
-  try {
-    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EACCES' || code === 'EPERM') return;
-    throw e;
-  }
+/** fsync(2) of a folder: the entries made in it, on disk. */
+export function syncFolder(dir: string): void {
+  const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** syncFolder of a parent the state dir was made in; one this process may not read (write and search only) is left as it is. */
+function syncMadeIn(parent: string): void {
+  try {
+    syncFolder(parent);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM') throw e;
   }
 }
 

@@ -1,20 +1,12 @@
-import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, type PathLike } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ToolgateError, canonicalJson, constantTimeEqual, hmacSha256, type TaskId } from '../protocol/index.js';
 import type { TokenCodec } from '../registry/index.js';
 import { guarded, type Store } from '../store/index.js';
+import { syncFolder } from './state-dir.js';
 
 const KEY_BYTES = 32;
-
-function fsyncPath(path: PathLike, flags: string): void {
-  const fd = openSync(path, flags);
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** Writes a fresh key to a temporary file and fsyncs it; the caller links or renames it into place. */
 function stagedKey(dir: string): string {
@@ -70,7 +62,7 @@ export function loadTokenKey(stateDir: string): Buffer {
       } finally {
         unlinkSync(tmp);
       }
-      fsyncPath(stateDir, 'r');
+      syncFolder(stateDir);
     }
     throw new ToolgateError('store_unavailable', `${path} keeps changing; another process is rewriting it`, { operation: 'load the continuation key', state_dir: stateDir, cause_code: null });
   });
