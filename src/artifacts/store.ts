@@ -1,15 +1,12 @@
 import { closeSync, existsSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { ToolgateError, type ArtifactRef, type Digest } from '../protocol/index.js';
 import type { ArtifactSink, ArtifactWriter } from '../registry/index.js';
 import { StreamRedactor } from '../redact/index.js';
-import { partName, readInto, type TreePacer } from '../resources/index.js';
+import { partName, readInto, syncDirectories, type TreePacer } from '../resources/index.js';
 
 const DIGEST_RE = /^sha256:([0-9a-f]{64})$/;
-
-const fsyncAsync = promisify(fsync);
 
 /**
  * Roles whose bytes are a copy of workspace state kept to restore it (fs.undo, reconcile):
@@ -101,7 +98,7 @@ export class ArtifactStore implements ArtifactSink {
             if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
           }
         }
-        await Promise.all(fds.map((fd) => fsyncAsync(fd)));
+        await syncDirectories(fds);
       } finally {
         for (const fd of fds) closeSync(fd);
       }
