@@ -3,36 +3,20 @@
 // holds the event loop.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs, { constants, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import fs, { constants, mkdirSync, openSync, closeSync, readlinkSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildTree, CREATE_WINDOW, walkTree } from '../../../src/resources/index.js';
 import { tempDirs } from '../../support/fixtures.js';
+import { endedAt, withTracedChild } from '../../support/strace.js';
 
-void test('traced with strace, fs.delete of a tree syncs its artifacts\' folders before the tree moves, and fs.undo syncs the rebuilt tree before it takes its name', () => {
-  const base = mkdtempSync(join(tmpdir(), 'tg-undo-sync-'));
-  try {
-    mkdirSync(join(base, 'ws'));
-    const child = new URL('./tree-sync-child.ts', import.meta.url).pathname;
-    const trace = join(base, 'trace');
-    // Each fsync(2) is held 0.3 s on its way in: a folder sync left running while the tree moves
-    // would then end after the move, on a machine of any speed.
-    execFileSync('strace', ['-f', '-qq', '-y', '-o', trace, '-e', 'trace=%file,fsync,syncfs,sync', '-e', 'inject=fsync:delay_enter=300000', process.execPath, '--import', 'tsx', child, join(base, 'ws'), join(base, 'state')], { stdio: 'ignore', timeout: 120_000 });
-    const all = readFileSync(trace, 'utf8').split('\n');
-    // Where a system call ended: its own line, or the line where its thread resumed it.
-    const ended = (lines: readonly string[], i: number): number => {
-      const line = lines[i] ?? '';
-      if (!line.endsWith('<unfinished ...>')) return i;
-      const tid = line.split(' ')[0];
-      const j = lines.findIndex((l, k) => k > i && l.startsWith(`${tid} `) && l.includes('resumed>'));
-      return j < 0 ? lines.length : j;
-    };
-
+void test('traced with strace, fs.delete of a tree syncs its artifacts\' folders before the tree moves, and fs.undo syncs the rebuilt tree before it takes its name', () =>
+  // Each fsync(2) is held 0.3 s on its way in: a folder sync left running while the tree moves
+  // would then end after the move, on a machine of any speed.
+  withTracedChild('tg-undo-sync', new URL('./tree-sync-child.ts', import.meta.url).pathname, ['-e', 'trace=%file,fsync,syncfs,sync', '-e', 'inject=fsync:delay_enter=300000'], (t) => {
     // fs.delete: each blob renamed to its digest (the manifest, the preimages) has its folder
     // synced before the tree is moved to the trash (.tg-….del).
-    const del = all.slice(all.findIndex((l) => l.includes('/dev/null/delete-begins')), all.findIndex((l) => l.includes('/dev/null/undo-begins')));
+    const del = t.between('delete-begins', 'undo-begins');
     const trashed = del.findIndex((l) => /\brename\("\/proc\/self\/fd\/\d+\/tree", "\/proc\/self\/fd\/\d+\/\.tg-[^"]*\.del"/.test(l));
     assert.ok(trashed > 0, 'the tree was moved to the trash');
     const named = del.flatMap((l, i) => {
@@ -41,24 +25,21 @@ void test('traced with strace, fs.delete of a tree syncs its artifacts\' folders
     });
     assert.ok(named.length >= 2, `the manifest and the preimages were named before the move (${named.length})`);
     for (const { folder, at } of named) {
-      const synced = del.some((l, i) => i > at && l.includes(`fsync(`) && l.includes(`<${folder}>`) && ended(del, i) < trashed);
+      const synced = del.some((l, i) => i > at && l.includes(`fsync(`) && l.includes(`<${folder}>`) && endedAt(del, i) < trashed);
       assert.ok(synced, `${folder} synced after its blob's rename (line ${at}) and before the tree moved (line ${trashed})`);
     }
 
     // fs.undo: the tree is made under a temporary name (.tg-….restore) through its directories'
     // fds, synced, then renamed to `tree`.
-    const lines = all.slice(all.findIndex((l) => l.includes('/dev/null/undo-begins')));
-    const made = lines.flatMap((l, i) => (/^\d+ +(openat\(AT_FDCWD(<[^>]*>)?, "\/proc\/self\/fd\/\d+\/(f\d+|link)", [^)]*O_CREAT|mkdir\("\/proc\/self\/fd\/\d+\/(d\d|\.tg-[^"]*\.restore)"|symlink\("[^"]*", "\/proc\/self\/fd\/\d+\/link")/.test(l) ? [ended(lines, i)] : []));
+    const lines = t.between('undo-begins');
+    const made = lines.flatMap((l, i) => (/^\d+ +(openat\(AT_FDCWD(<[^>]*>)?, "\/proc\/self\/fd\/\d+\/(f\d+|link)", [^)]*O_CREAT|mkdir\("\/proc\/self\/fd\/\d+\/(d\d|\.tg-[^"]*\.restore)"|symlink\("[^"]*", "\/proc\/self\/fd\/\d+\/link")/.test(l) ? [endedAt(lines, i)] : []));
     const moved = lines.findIndex((l) => /renameat2?\(.*\.restore".*"tree"/.test(l) && !/= -1 /.test(l));
-    const syncs = lines.flatMap((l, i) => (/^\d+ +(syncfs\(\d+|sync\()/.test(l) ? [{ start: i, end: ended(lines, i) }] : []));
+    const syncs = lines.flatMap((l, i) => (/^\d+ +(syncfs\(\d+|sync\()/.test(l) ? [{ start: i, end: endedAt(lines, i) }] : []));
     assert.equal(made.length, 30 + 3 + 1 + 1, `the restore's files, directories, link and top were traced (${made.length})`);
     assert.ok(moved > 0, 'the restored tree was renamed into place');
     const lastMade = Math.max(...made);
     assert.ok(syncs.some((x) => x.start > lastMade && x.end < moved), `a sync between the last creation (line ${lastMade}) and the rename (line ${moved}); syncs at ${syncs.map((x) => x.start).join(', ') || 'none'}`);
-  } finally {
-    rmSync(base, { recursive: true, force: true });
-  }
-});
+  }));
 
 /** The tree under `name` in `dir`: each entry's kind, path, mode and content or target. */
 async function shape(dir: string, name: string): Promise<string[]> {

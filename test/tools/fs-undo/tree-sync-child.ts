@@ -1,8 +1,9 @@
 // Deletes a tree with fs.delete and restores it with fs.undo in its own process, for
 // tree-restore.test.ts to trace with strace.
-import { closeSync, mkdirSync, openSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRuntime } from '../../../src/runtime/index.js';
+import { traceMark } from '../../support/strace.js';
 
 const [workspace, state] = process.argv.slice(2) as [string, string];
 for (let i = 0; i < 30; i++) {
@@ -10,23 +11,15 @@ for (let i = 0; i < 30; i++) {
   writeFileSync(join(workspace, 'tree', `d${i % 3}`, `f${i}`), `file ${i}\n`);
 }
 symlinkSync('d0/f0', join(workspace, 'tree', 'link'));
-/** A marker in the trace: a failing open of /dev/null/<name>; what follows it comes after. */
-function mark(name: string): void {
-  try {
-    closeSync(openSync(`/dev/null/${name}`, 'r'));
-  } catch {
-    // ENOTDIR, as meant
-  }
-}
 const rt = await createRuntime({ workspace, stateDir: state });
 const call = (tool: string, args: Record<string, unknown>) => rt.call({ protocol_version: 'tool-call.v1', task_id: 't', tool, arguments: args });
 // A first effect: the store's one-time syncs (its folder, at the WAL's first sync) are behind us.
 const w = await call('fs.write', { path: 'warm.txt', content: 'w\n' });
 if (w.status !== 'succeeded') throw new Error(JSON.stringify(w.error));
-mark('delete-begins');
+traceMark('delete-begins');
 const d = await call('fs.delete', { path: 'tree', recursive: true });
 if (d.status !== 'succeeded') throw new Error(JSON.stringify(d.error));
-mark('undo-begins');
+traceMark('undo-begins');
 const u = await call('fs.undo', { receipt_id: d.receipt_id });
 if (u.status !== 'succeeded') throw new Error(JSON.stringify(u.error));
 await rt.close();
