@@ -41,12 +41,16 @@ export interface Pipeline {
   readonly telemetry: CallTelemetry;
   /** Named by every receipt (docs/release.md). */
   readonly runtimeDigest: Digest;
+  /** Calls between the start of runPipeline and its end. */
+  readonly inPipeline: { calls: number };
 }
 
 export function pipelineOf({ services, config, state }: RuntimeParts, reconcileParts: ReconcileParts): Pipeline {
   const { workspace, store, artifacts, policy, resolver, receiptLookup: receipts, admission, telemetry } = services;
   const { stateDir, hiddenPaths, tokenKey, environment, defaultDeadlineMs, abortGraceMs, inlineResultBytes, retention, secrets } = config;
+  const inPipeline = { calls: 0 };
   return {
+    inPipeline,
     call: { policy, store, running: state.running, effects: state.effects },
     secrets,
     parse: { attemptOf: (env) => attemptOf(state, env), running: state.running },
@@ -68,7 +72,7 @@ export function pipelineOf({ services, config, state }: RuntimeParts, reconcileP
     authorize: { policy, store, environment },
     admit: { policy, admission, effects: state.effects },
     execute: { workspace, artifacts, receipts, store, tokenKey, stateDir, hiddenPaths, abortGraceMs, policy, environment },
-    commit: { store, artifacts, inlineResultBytes, retention, stateDir },
+    commit: { store, artifacts, inlineResultBytes, retention, stateDir, alone: () => inPipeline.calls === 1 },
     telemetry,
     runtimeDigest: config.runtimeDigest,
   };
@@ -88,6 +92,7 @@ export async function runPipeline(p: Pipeline, input: unknown, opts: CallOptions
   const parent = p.telemetry.parent();
   let receipt: Receipt | null = null;
   let thrown: unknown = null;
+  p.inPipeline.calls++;
   try {
     receipt = (await runStages(p, call, input)) ?? (await commitStage(p.commit, call));
     return receipt;
@@ -95,6 +100,7 @@ export async function runPipeline(p: Pipeline, input: unknown, opts: CallOptions
     thrown = e;
     throw e;
   } finally {
+    p.inPipeline.calls--;
     call.clock.leave();
     try {
       await call.dispose();

@@ -6,6 +6,7 @@ export type {
   ClaimRequest,
   ClaimResult,
   EffectStore,
+  CommitOptions,
   CommitRequest,
   ReceiptStore,
   ChainReport,

@@ -102,13 +102,22 @@ export interface CommitRequest {
   readonly effect?: { readonly key: string; readonly state: 'completed' | 'released' | 'ambiguous' };
 }
 
+export interface CommitOptions {
+  /**
+   * No other call of the runtime is in flight. A store may then commit on the caller's thread
+   * instead of handing the receipt to a group commit, which only pays off when others join it
+   * (the SQLite store: docs/protocol.md#durability).
+   */
+  readonly alone?: boolean;
+}
+
 export interface ReceiptStore {
   /**
    * Chains, seals and persists a receipt atomically (with the effect record's final state);
    * resolves once it is durable, with the receipt as stored. Whether concurrent commits share
    * a transaction is the backend's business.
    */
-  commit(req: CommitRequest): Promise<Receipt>;
+  commit(req: CommitRequest, opts?: CommitOptions): Promise<Receipt>;
   getReceipt(id: ReceiptId): Promise<Receipt | undefined>;
   /** Newest first. */
   listReceipts(filter: { task?: TaskId; limit?: number }): Promise<Receipt[]>;

@@ -65,8 +65,8 @@ function joinResumed(lines: readonly string[]): string[] {
 
 /** For the calls between CALL and RETURNED: WAL writes, and WAL fsyncs after the last write. */
 function walSyncAfterLastWrite(t: Traced): { writes: number; syncsAfterLastWrite: number } {
-  // SQLite writes the WAL through its descriptor; the store syncs it through its own (off the
-  // event loop): a sync of the file through any descriptor counts. strace -y names each fd's file.
+  // SQLite writes the WAL through its descriptor; the store syncs it through its own (the
+  // writer's, or the event loop's for a lone call): a sync of the file through any descriptor counts. strace -y names each fd's file.
   let inCall = false;
   let writes = 0;
   let syncsAfter = 0;

@@ -15,6 +15,8 @@ export interface CommitServices {
   readonly retention: ReceiptRetention;
   /** Named in a store failure. */
   readonly stateDir: string;
+  /** No other call of this runtime is in its pipeline (the store may then commit on this thread: CommitOptions). */
+  readonly alone?: () => boolean;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function commitStage(s: CommitServices, call: Call): Promise<Receip
     await s.artifacts.durable();
     failpoint('before_receipt');
     // Whether commits share a transaction (group commit) is the store's business.
-    const receipt = await s.store.commit(req);
+    const receipt = await s.store.commit(req, { alone: s.alone?.() === true });
     // The caller gets the result itself; the digest is the stored form's (members bound by digest).
     return body === draft ? receipt : { ...receipt, result: draft.result };
   } catch (e) {

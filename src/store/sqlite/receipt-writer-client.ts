@@ -51,7 +51,7 @@ export class ReceiptWriterClient {
   /** Commits posted to the writer and not yet answered. */
   #outstanding = 0;
   #settled: (() => void)[] = [];
-  readonly #stats = { receipts: 0, batches: 0, syncs: 0 };
+  readonly #stats = { receipts: 0, batches: 0, syncs: 0, here: 0 };
   #lastBatch = 0;
 
   /** Told the ledger head after each durable answer (the audit checkpoints, src/store/audit/). */
@@ -112,6 +112,28 @@ export class ReceiptWriterClient {
     });
   }
 
+  /**
+   * Nothing is queued for the writer or waiting on it, and it has not failed: the writer is out
+   * of any transaction, so a commit on the event loop's connection cannot interleave with a batch.
+   */
+  get idleNow(): boolean {
+    return this.#failed === null && this.#turn === null && this.#sent.size === 0;
+  }
+
+  /** A receipt committed on the event loop's connection (store.ts): counted, and its ledger head told, as the writer's are. */
+  committedHere(head: LedgerHead, synced: boolean): void {
+    this.#stats.receipts++;
+    this.#stats.here++;
+    this.#stats.batches++;
+    if (synced) this.#stats.syncs++;
+    this.#onLedger?.(head);
+  }
+
+  /** A sync that failed on the event loop's connection fails every later commit too (as a failed sync poisons the writer). */
+  poison(e: Error): void {
+    this.#fail(e, []);
+  }
+
   /** Resolves when no commit is pending (every receipt handed to the writer is answered). */
   idle(): Promise<void> {
     if (this.#turn === null && this.#sent.size === 0) return Promise.resolve();
@@ -150,8 +172,8 @@ export class ReceiptWriterClient {
     return worker;
   }
 
-  /** Receipts answered, the writer's batches (transactions) they took, and the syncs: what group commit achieved. */
-  stats(): { readonly receipts: number; readonly batches: number; readonly syncs: number } {
+  /** Receipts answered, the batches (transactions) they took, the syncs, and how many of them were committed on the event loop: what group commit achieved. */
+  stats(): { readonly receipts: number; readonly batches: number; readonly syncs: number; readonly here: number } {
     return { ...this.#stats };
   }
 

@@ -1,7 +1,9 @@
 // The receipt writer: a worker thread with its own connection to the state database that seals
 // and appends receipts and makes them durable, so the event loop does neither. Sealing (the
 // canonical serialization and its sha256) and the insert were about half of the main thread's
-// work for a 4 KiB fs.read (bench/call-overhead); here they run on the other core.
+// work for a 4 KiB fs.read (bench/call-overhead); here they run on the other core. A lone call
+// (no other in flight, the writer idle) is the exception: with no one to share a batch with, the
+// hand-offs cost more than the work, and store.ts commits it on the event loop (commitHere).
 //
 // Group commit: every request that arrived while the previous batch was written and synced is
 // written in the next one (one IMMEDIATE transaction), then one fdatasync of the WAL covers the
@@ -13,12 +15,11 @@
 // A failed sync poisons the writer: Linux may report a write-back error once and then forget it
 // (PostgreSQL's "fsyncgate"), so every later commit fails too.
 import { parentPort, workerData } from 'node:worker_threads';
-import { closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, openSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { CommitRequest } from '../types.js';
 import { ReceiptChain, type Appended } from './receipt-chain.js';
 import { failpoint } from '../../protocol/index.js';
+import { WalFile } from './wal.js';
 
 export interface WriterData {
   readonly path: string;
@@ -47,33 +48,6 @@ function failedAll(n: number, e: unknown): Appended[] {
   const code = typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : null;
   const message = e instanceof Error ? e.message : String(e);
   return Array.from({ length: n }, () => ({ ok: false as const, code, message }));
-}
-
-class WalFile {
-  readonly #path: string;
-  #fd = -1;
-  #ino = -1;
-
-  constructor(path: string) {
-    this.#path = path;
-  }
-
-  /** fdatasync of the current WAL file (reopened if it was replaced; its directory synced once per file). */
-  sync(): void {
-    const ino = statSync(this.#path).ino;
-    if (this.#fd < 0 || ino !== this.#ino) {
-      if (this.#fd >= 0) closeSync(this.#fd);
-      this.#fd = openSync(this.#path, constants.O_RDONLY);
-      this.#ino = fstatSync(this.#fd).ino;
-      const dir = openSync(dirname(this.#path), constants.O_RDONLY | constants.O_DIRECTORY);
-      try {
-        fsyncSync(dir);
-      } finally {
-        closeSync(dir);
-      }
-    }
-    fdatasyncSync(this.#fd);
-  }
 }
 
 function main(port: NonNullable<typeof parentPort>, data: WriterData): void {

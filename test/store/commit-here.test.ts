@@ -1,0 +1,92 @@
+// A lone call's receipt is committed on the event loop's own connection (the same transaction and
+// WAL sync the writer runs, without its two thread hand-offs: docs/protocol.md#durability); calls
+// in flight together still share the writer's group commit; the event loop never waits for
+// another connection's write lock.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { tempDirs } from '../support/fixtures.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
+import { createRuntime } from '../../src/runtime/index.js';
+import { sqliteStore } from '../../src/store/index.js';
+import { bodyOf, freshTask } from './conformance/fixtures.js';
+import { writeFileSync } from 'node:fs';
+
+void test('a lone commit is written and synced on the caller\'s thread and chains with the writer\'s', async () => {
+  const d = tempDirs('tg-here');
+  const store = new SqliteStore({ dir: d.state });
+  const reader = new Database(join(d.state, 'toolgate.db'), { readonly: true });
+  try {
+    const task = freshTask();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await store.commit({ body: bodyOf(task) }, { alone: true });
+      ids.push(r.receipt_id);
+      assert.equal((reader.prepare('SELECT count(*) AS n FROM receipts').get() as { n: number }).n, i + 1, 'written before the commit resolved');
+    }
+    assert.deepEqual(store.writerStats(), { receipts: 3, batches: 3, syncs: 3, here: 3 });
+    // Interleaved with the writer's commits (one not alone, then a turn of several).
+    ids.push((await store.commit({ body: bodyOf(task) })).receipt_id);
+    ids.push((await store.commit({ body: bodyOf(task) }, { alone: true })).receipt_id);
+    const turn = await Promise.all([store.commit({ body: bodyOf(task) }, { alone: true }), store.commit({ body: bodyOf(task) })]);
+    const stats = store.writerStats();
+    assert.equal(stats.receipts, 7);
+    // The turn's first, alone, was committed here; the second, not alone, by the writer.
+    assert.equal(stats.here, 5, JSON.stringify(stats));
+    ids.push(...turn.map((r) => r.receipt_id));
+    const report = await store.verifyChain(task);
+    assert.equal(report.receipts, 7);
+    assert.deepEqual(report.broken, []);
+    for (const id of ids) assert.ok(await store.getReceipt(id as never), id);
+  } finally {
+    reader.close();
+    await store.close();
+    d.cleanup();
+  }
+});
+
+void test('another connection holding the write lock: a lone commit goes to the writer, and the event loop is not held', async () => {
+  const d = tempDirs('tg-here-busy');
+  const store = new SqliteStore({ dir: d.state });
+  const other = new Database(join(d.state, 'toolgate.db'));
+  try {
+    const task = freshTask();
+    await store.commit({ body: bodyOf(task) }, { alone: true });
+    other.exec('BEGIN IMMEDIATE');
+    // Released by a timer: a commit that waited for the lock on this thread (SQLite's busy
+    // handler, 5 s) would keep the timer from running until the wait gave up.
+    setTimeout(() => other.exec('COMMIT'), 300);
+    const t0 = performance.now();
+    const pending = store.commit({ body: bodyOf(task) }, { alone: true });
+    const held = performance.now() - t0;
+    assert.ok(held < 2_500, `the event loop was held ${held.toFixed(0)} ms`);
+    const r = await pending;
+    assert.equal(r.prev_receipt_digest !== null, true);
+    assert.deepEqual(store.writerStats(), { receipts: 2, batches: 2, syncs: 2, here: 1 });
+  } finally {
+    other.close();
+    await store.close();
+    d.cleanup();
+  }
+});
+
+void test('through the runtime, sequential calls commit on the event loop and calls in flight together through the writer', async () => {
+  const d = tempDirs('tg-here-rt');
+  writeFileSync(join(d.workspace, 'a.txt'), 'hello\n');
+  const rt = await createRuntime({ workspace: d.workspace, stateDir: d.state, store: sqliteStore({ durability: 'full' }) });
+  try {
+    const store = rt.store as SqliteStore;
+    const call = (): Promise<unknown> => rt.call({ protocol_version: 'tool-call.v1', task_id: 't', tool: 'fs.read', arguments: { path: 'a.txt' } });
+    for (let i = 0; i < 5; i++) await call();
+    assert.equal(store.writerStats().here, 5, JSON.stringify(store.writerStats()));
+    await Promise.all(Array.from({ length: 8 }, call));
+    const s = store.writerStats();
+    assert.equal(s.receipts, 13);
+    assert.ok(s.here < 13, `calls in flight together went to the writer: ${JSON.stringify(s)}`);
+    assert.deepEqual((await rt.store.verifyChain('t' as never)).broken, []);
+  } finally {
+    await rt.close();
+    d.cleanup();
+  }
+});
