@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { diffHunks } from '../../../src/tools/fs-patch/diff.js';
+import { diffHunks, MAX_EDIT_STEPS } from '../../../src/tools/fs-patch/diff.js';
 import type { Hunk, HunkLine } from '../../../src/tools/fs-patch/parse.js';
 import { toLines, type Lines } from '../../../src/tools/fs-patch/text.js';
 
@@ -144,4 +144,39 @@ void test('the hunks of a diff that leaves out the shared start and end are the 
   assert.deepEqual(hunks, wholeDiffHunks({ lines: big, eofNewline: true }, { lines: after, eofNewline: true }));
   assert.equal(hunks.length, 1);
   assert.equal(hunks[0]?.oldStart, 149_998);
+});
+
+/** The old and new sides of the hunks, checked against the texts at the hunks' line numbers. */
+function checkSides(hunks: readonly Hunk[], before: readonly string[], after: readonly string[]): void {
+  for (const h of hunks) {
+    assert.deepEqual(h.lines.filter((l) => l.op !== '+').map((l) => l.text), before.slice(h.oldStart - 1, h.oldStart - 1 + h.oldLines));
+    assert.deepEqual(h.lines.filter((l) => l.op !== '-').map((l) => l.text), after.slice(h.newStart - 1, h.newStart - 1 + h.newLines));
+  }
+}
+
+void test(`a change of up to ${MAX_EDIT_STEPS} steps gets the shortest diff; a larger one, its middle removed and added; deleting a large file is one hunk of removals`, () => {
+  // Every other line changed: the shortest script takes two steps a changed line and keeps the others as context.
+  const rewrite = (n: number): [string[], string[]] => {
+    const a = Array.from({ length: n }, (_, i) => `line ${i}`);
+    return [a, a.map((l, i) => (i % 2 === 1 ? `${l} changed` : l))];
+  };
+  const [a1, b1] = rewrite(MAX_EDIT_STEPS - 2);
+  const within = diffHunks({ lines: a1, eofNewline: true }, { lines: b1, eofNewline: true });
+  assert.deepEqual(within, wholeDiffHunks({ lines: a1, eofNewline: true }, { lines: b1, eofNewline: true }), 'the shortest diff up to the bound');
+  assert.ok(within.some((h) => h.lines.some((l, i) => l.op === ' ' && i > 3 && i < h.lines.length - 4)), 'unchanged lines kept inside the hunk');
+
+  const [a2, b2] = rewrite(MAX_EDIT_STEPS + 200);
+  const past = diffHunks({ lines: a2, eofNewline: true }, { lines: b2, eofNewline: true });
+  checkSides(past, a2, b2);
+  assert.equal(past.length, 1);
+  const ops = (past[0] as Hunk).lines.map((l) => l.op).join('');
+  assert.match(ops, /^ *-+\++ *$/, 'the changed middle removed, then added');
+
+  // Deleting a file of 53,000 lines (the search took 14-48 s and 22 GB of allocations).
+  const big = Array.from({ length: 53_000 }, (_, i) => `${i},name${i},token_${i}`);
+  const gone = diffHunks({ lines: big, eofNewline: true }, { lines: [], eofNewline: true });
+  assert.equal(gone.length, 1);
+  assert.equal(gone[0]?.oldLines, 53_000);
+  assert.ok(gone[0]?.lines.every((l) => l.op === '-'));
+  checkSides(gone, big, []);
 });
