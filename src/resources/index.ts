@@ -12,6 +12,7 @@ export {
   commitStaged,
   removeAtSite,
   syncDirectories,
+  syncFolder,
   writableMode,
   type FileBytes,
   type LeafState,

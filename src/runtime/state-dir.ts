@@ -1,8 +1,8 @@
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { ToolgateError } from '../protocol/index.js';
-import type { Workspace } from '../resources/index.js';
+import { syncFolder, type Workspace } from '../resources/index.js';
 
 /** `$XDG_STATE_HOME/toolgate/<workspace id>` (or `~/.local/state/…`), unless given. */
 export function defaultStateDir(workspace: Workspace, env: NodeJS.ProcessEnv = process.env): string {
@@ -34,16 +34,6 @@ function makeDirs(dir: string): void {
       if (code === 'EEXIST') continue;
       throw new ToolgateError('store_unavailable', `the state dir cannot be created: ${(e as Error).message}`, { operation: 'create the state dir', cause_code: code, state_dir: dir }, { cause: e });
     }
-  }
-}
-
-/** fsync(2) of a folder: the entries made in it, on disk. */
-export function syncFolder(dir: string): void {
-  const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 

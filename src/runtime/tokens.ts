@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ToolgateError, canonicalJson, constantTimeEqual, hmacSha256, type TaskId } from '../protocol/index.js';
 import type { TokenCodec } from '../registry/index.js';
 import { guarded, type Store } from '../store/index.js';
-import { syncFolder } from './state-dir.js';
+import { syncFolder } from '../resources/index.js';
 
 const KEY_BYTES = 32;
 

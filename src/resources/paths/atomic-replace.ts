@@ -2,7 +2,7 @@
 // directory (`/proc/self/fd/<dirfd>/<name>`), so no path is resolved again and no link is
 // followed: a new file is staged under a temporary name in the same directory, synced, and
 // renamed over the target only after the parent and the target are re-checked.
-import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, fsync, linkSync, lstatSync, openSync, readlinkSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, fsync, fsyncSync, linkSync, lstatSync, openSync, readlinkSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { ToolgateError } from '../../protocol/index.js';
 import { assertBeneath } from './open-directory.js';
@@ -209,6 +209,16 @@ export function removeAtSite(site: EffectSite): void {
  * directory whose journal commit is already done still flushes the disk's cache (~0.1 ms here):
  * fs.patch's 20 files in 11 directories synced 20 times (bench/patch).
  */
+/** fsync(2) of a folder named by path (outside the workspace: the state dir and its files): the entries made in it, on disk. */
+export function syncFolder(dir: string): void {
+  const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export async function syncDirectories(dirfds: readonly number[], sync: (fd: number) => Promise<void> = fsyncAsync): Promise<void> {
   const seen = new Set<string>();
   const once: number[] = [];

@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ToolgateError } from '../../protocol/index.js';
+import { syncFolder } from '../../resources/index.js';
 
 export interface AuditKey {
   readonly path: string;
@@ -102,10 +103,5 @@ function create(path: string): void {
   } finally {
     unlinkSync(tmp);
   }
-  const dir = openSync(dirname(path), constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
+  syncFolder(dirname(path));
 }

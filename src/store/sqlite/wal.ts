@@ -1,8 +1,9 @@
 // The state database's WAL as files: its fdatasync (the receipt writer's, and a lone commit's on
 // the event loop, store.ts) and the WAL-index's frame count.
-import { closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fdatasyncSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { dirname } from 'node:path';
+import { syncFolder } from '../../resources/index.js';
 
 export class WalFile {
   readonly #path: string;
@@ -20,12 +21,7 @@ export class WalFile {
       if (this.#fd >= 0) closeSync(this.#fd);
       this.#fd = openSync(this.#path, constants.O_RDONLY);
       this.#ino = fstatSync(this.#fd).ino;
-      const dir = openSync(dirname(this.#path), constants.O_RDONLY | constants.O_DIRECTORY);
-      try {
-        fsyncSync(dir);
-      } finally {
-        closeSync(dir);
-      }
+      syncFolder(dirname(this.#path));
     }
     fdatasyncSync(this.#fd);
   }
