@@ -4,26 +4,25 @@
 // another connection's write lock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { tempDirs } from '../support/fixtures.js';
-import { SqliteStore } from '../../src/store/sqlite/store.js';
+import type { SqliteStore } from '../../src/store/sqlite/store.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/store/index.js';
 import { bodyOf, freshTask } from './conformance/fixtures.js';
+import { receiptCount, withSecondConnection } from './sqlite-support.js';
+import { WalFile } from '../../src/store/sqlite/wal.js';
+import { ToolgateError } from '../../src/protocol/index.js';
 import { writeFileSync } from 'node:fs';
 
-void test('a lone commit is written and synced on the caller\'s thread and chains with the writer\'s', async () => {
-  const d = tempDirs('tg-here');
-  const store = new SqliteStore({ dir: d.state });
-  const reader = new Database(join(d.state, 'toolgate.db'), { readonly: true });
-  try {
+void test('a lone commit is written and synced on the caller\'s thread and chains with the writer\'s', () =>
+  withSecondConnection('tg-here', {}, async (store, reader) => {
     const task = freshTask();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
       const r = await store.commit({ body: bodyOf(task) }, { alone: true });
       ids.push(r.receipt_id);
-      assert.equal((reader.prepare('SELECT count(*) AS n FROM receipts').get() as { n: number }).n, i + 1, 'written before the commit resolved');
+      assert.equal(receiptCount(reader), i + 1, 'written before the commit resolved');
     }
     assert.deepEqual(store.writerStats(), { receipts: 3, batches: 3, syncs: 3, here: 3 });
     // Interleaved with the writer's commits (one not alone, then a turn of several).
@@ -39,18 +38,10 @@ void test('a lone commit is written and synced on the caller\'s thread and chain
     assert.equal(report.receipts, 7);
     assert.deepEqual(report.broken, []);
     for (const id of ids) assert.ok(await store.getReceipt(id as never), id);
-  } finally {
-    reader.close();
-    await store.close();
-    d.cleanup();
-  }
-});
+  }));
 
-void test('another connection holding the write lock: a lone commit goes to the writer, and the event loop is not held', async () => {
-  const d = tempDirs('tg-here-busy');
-  const store = new SqliteStore({ dir: d.state });
-  const other = new Database(join(d.state, 'toolgate.db'));
-  try {
+void test('another connection holding the write lock: a lone commit goes to the writer, and the event loop is not held', () =>
+  withSecondConnection('tg-here-busy', { writable: true }, async (store, other) => {
     const task = freshTask();
     await store.commit({ body: bodyOf(task) }, { alone: true });
     other.exec('BEGIN IMMEDIATE');
@@ -64,12 +55,27 @@ void test('another connection holding the write lock: a lone commit goes to the 
     const r = await pending;
     assert.equal(r.prev_receipt_digest !== null, true);
     assert.deepEqual(store.writerStats(), { receipts: 2, batches: 2, syncs: 2, here: 1 });
-  } finally {
-    other.close();
-    await store.close();
-    d.cleanup();
-  }
-});
+  }));
+
+void test('a lone commit whose WAL sync fails is store_unavailable, and so is every later commit, the writer\'s too', () =>
+  withSecondConnection('tg-here-eio', {}, async (store) => {
+    const task = freshTask();
+    await store.commit({ body: bodyOf(task) }, { alone: true });
+    const sync = Object.getOwnPropertyDescriptor(WalFile.prototype, 'sync')?.value as WalFile['sync'];
+    // Linux may report a write-back error once and then forget it: the next sync would succeed.
+    let failures = 1;
+    WalFile.prototype.sync = function (this: WalFile): void {
+      if (failures-- > 0) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+      sync.call(this);
+    };
+    try {
+      await assert.rejects(store.commit({ body: bodyOf(task) }, { alone: true }), (e: unknown) => e instanceof ToolgateError && e.code === 'store_unavailable');
+      await assert.rejects(store.commit({ body: bodyOf(task) }, { alone: true }), (e: unknown) => e instanceof ToolgateError && e.code === 'store_unavailable', 'a lone commit after it');
+      await assert.rejects(store.commit({ body: bodyOf(task) }), (e: unknown) => e instanceof ToolgateError && e.code === 'store_unavailable', 'a commit through the writer after it');
+    } finally {
+      WalFile.prototype.sync = sync;
+    }
+  }));
 
 void test('through the runtime, sequential calls commit on the event loop and calls in flight together through the writer', async () => {
   const d = tempDirs('tg-here-rt');

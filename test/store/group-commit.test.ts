@@ -7,24 +7,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { receiptCount, withSecondConnection } from './sqlite-support.js';
 import { tempDirs } from '../support/fixtures.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { bodyOf, freshTask } from './conformance/fixtures.js';
 import type { TaskId } from '../../src/protocol/index.js';
 
 /** A store over fresh dirs and a second, read-only connection that counts what the writer wrote. */
-async function withWatchedStore(prefix: string, run: (store: SqliteStore, count: () => number) => Promise<void>): Promise<void> {
-  const d = tempDirs(prefix);
-  const store = new SqliteStore({ dir: d.state });
-  const reader = new Database(join(d.state, 'toolgate.db'), { readonly: true });
-  try {
-    await run(store, () => (reader.prepare('SELECT count(*) AS n FROM receipts').get() as { n: number }).n);
-  } finally {
-    reader.close();
-    await store.close();
-    d.cleanup();
-  }
-}
+const withWatchedStore = (prefix: string, run: (store: SqliteStore, count: () => number) => Promise<void>): Promise<void> =>
+  withSecondConnection(prefix, {}, (store, reader) => run(store, () => receiptCount(reader)));
 
 test('one turn of commits takes at most three writer batches, each one sync; lone commits are their own; each resolves once written', async () => {
   await withWatchedStore('tg-group', async (store, count) => {

@@ -29,8 +29,8 @@ function writerWorker(data: WriterData): Worker {
 /** The fewest commits of a turn that go to the writer before the turn ends (see commit). */
 const SPLIT_AT_LEAST = 4;
 
-/** A storage error from the writer, with its code (SQLITE_…, EIO, …) for storeFailure to type. */
-function writerError(code: string | null, message: string): Error {
+/** A storage error from the writer (or a lone commit, store.ts), with its code (SQLITE_…, EIO, …) for storeFailure to type. */
+export function writerError(code: string | null, message: string): Error {
   return Object.assign(new Error(message), code === null ? {} : { code });
 }
 

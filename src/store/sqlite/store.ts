@@ -12,7 +12,7 @@ import { EffectTable } from './effects.js';
 import { CORE_MIGRATIONS, migrate, type MigrationSet } from './migrations.js';
 import { POLICY_MIGRATIONS, sqlitePolicyStores } from './policy-tables.js';
 import { ReceiptTable } from './receipts.js';
-import { ReceiptWriterClient } from './receipt-writer-client.js';
+import { ReceiptWriterClient, writerError } from './receipt-writer-client.js';
 import { ReceiptChain } from './receipt-chain.js';
 import { WalFile, WalIndex } from './wal.js';
 import { KEY_MIGRATIONS, SqliteSharedKeys } from './shared-keys.js';
@@ -71,7 +71,7 @@ function enterWal(db: Db): void {
 }
 
 /** Where the event loop's connection checkpoints the WAL: only if the receipt writer (at SQLite's 1,000 frames) has not. */
-export const EVENT_LOOP_CHECKPOINT_FRAMES = 10_000;
+const EVENT_LOOP_CHECKPOINT_FRAMES = 10_000;
 /**
  * A lone call commits on the event loop only while the WAL holds fewer frames than this: the
  * commits past it go to the writer, whose commit at 1,000 frames checkpoints off the event loop.
@@ -325,7 +325,7 @@ export class SqliteStore implements Store {
     if (out === undefined) return null;
     if (!out.ok) {
       if (out.code?.startsWith('SQLITE_BUSY') === true) return null;
-      throw Object.assign(new Error(out.message), out.code === null ? {} : { code: out.code });
+      throw writerError(out.code, out.message);
     }
     failpoint('during_commit');
     if (this.#wal !== null) {

@@ -40,14 +40,14 @@ const WAL_INDEX_VERSION = 3007000;
  * 16, 32-bit in native byte order): better-sqlite3 exposes neither sqlite3_wal_hook nor the
  * connection's write counters. `null` when the file or its header is not one this code knows.
  * Read without SQLite's locks, the count can be a commit stale: it decides which thread commits,
- * never what is written.
+ * never what is written. The file is opened once: SQLite removes it only when the last
+ * connection closes, and the store's own stays open as long as this reader.
  */
 export class WalIndex {
   readonly #path: string;
   readonly #buf = Buffer.alloc(20);
   readonly #le = endianness() === 'LE';
   #fd = -1;
-  #ino = -1;
 
   constructor(dbPath: string) {
     this.#path = `${dbPath}-shm`;
@@ -55,12 +55,7 @@ export class WalIndex {
 
   frames(): number | null {
     try {
-      const ino = statSync(this.#path).ino;
-      if (this.#fd < 0 || ino !== this.#ino) {
-        this.close();
-        this.#fd = openSync(this.#path, constants.O_RDONLY);
-        this.#ino = fstatSync(this.#fd).ino;
-      }
+      if (this.#fd < 0) this.#fd = openSync(this.#path, constants.O_RDONLY);
       if (readSync(this.#fd, this.#buf, 0, 20, 0) < 20) return null;
       const u32 = (at: number): number => (this.#le ? this.#buf.readUInt32LE(at) : this.#buf.readUInt32BE(at));
       return u32(0) === WAL_INDEX_VERSION ? u32(16) : null;
