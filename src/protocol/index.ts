@@ -34,6 +34,8 @@ export {
   sealCanonical,
   unsealCanonical,
   receiptIdOf,
+  legacyReceiptIdOf,
+  receiptIdMatches,
   bodyOf,
   receiptSkeleton,
   type CallStatus,

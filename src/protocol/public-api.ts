@@ -17,6 +17,8 @@ export {
   digestOf,
   receiptDigest,
   receiptIdOf,
+  legacyReceiptIdOf,
+  receiptIdMatches,
   bodyOf,
   jsonPointer,
   newTaskId,

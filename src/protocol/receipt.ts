@@ -138,21 +138,47 @@ export function sealReceipt(body: ReceiptBody): Receipt {
 export function sealCanonical(body: ReceiptBody): { receipt: Receipt; text: string } {
   const text = canonicalJson(body);
   const digest = digestOfCanonical(text);
-  return { receipt: { receipt_id: receiptIdOf(digest), ...body, digest, replay: false }, text };
+  return { receipt: { receipt_id: receiptIdOf(digest, body.started_at), ...body, digest, replay: false }, text };
 }
 
 /**
- * A receipt from its stored body: the canonical body `sealCanonical` gave as `text`, or (stores
- * written before it) the whole receipt as JSON, which carries its own digest.
+ * A receipt from its stored row: the canonical body `sealCanonical` gave as `text` with the row's
+ * digest and id (the id is stored, not derived again: a store holds ids of both forms,
+ * `receiptIdOf`), or (stores written before `sealCanonical`) the whole receipt as JSON, which
+ * carries its own digest and id.
  */
-export function unsealCanonical(text: string, digest: Digest): Receipt {
+export function unsealCanonical(text: string, digest: Digest, id: string): Receipt {
   const parsed = JSON.parse(text) as ReceiptBody & { digest?: Digest };
   if (parsed.digest !== undefined) return parsed as unknown as Receipt;
-  return { receipt_id: receiptIdOf(digest), ...parsed, digest, replay: false };
+  return { receipt_id: id as ReceiptId, ...parsed, digest, replay: false };
 }
 
-export function receiptIdOf(digest: Digest): ReceiptId {
+/** The largest start time an id can carry: 12 hex digits of milliseconds (year 10889). */
+const MAX_ID_MS = 0xffff_ffff_ffff;
+
+/**
+ * A receipt's id: `rcpt_`, the call's `started_at` as 12 hex digits of milliseconds since the
+ * epoch, then the first 20 hex digits of its digest. Both parts are digested fields, so the id
+ * is still derived from the receipt alone, and it sorts by start time: a store's index of ids
+ * takes each new one at its end (a batch of receipts dirties one leaf of it, not one leaf each,
+ * and on a store of 10^6 receipts that leaf is in the cache), where an id of digest digits only
+ * landed on a random leaf (docs/protocol.md#receipt). A `started_at` that does not parse, or
+ * lies before 1970, counts as 0.
+ */
+export function receiptIdOf(digest: Digest, startedAt: string): ReceiptId {
+  const ms = Date.parse(startedAt);
+  const at = Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_ID_MS) : 0;
+  return `rcpt_${at.toString(16).padStart(12, '0')}${digest.slice('sha256:'.length, 'sha256:'.length + 20)}` as ReceiptId;
+}
+
+/** The id receipts had before 2026-12-06 (`rcpt_` + the first 32 hex digits of the digest): still valid on the receipts that carry it. */
+export function legacyReceiptIdOf(digest: Digest): ReceiptId {
   return `rcpt_${digest.slice('sha256:'.length, 'sha256:'.length + 32)}` as ReceiptId;
+}
+
+/** Whether `id` is the id `receipt` derives (either form: `receiptIdOf`, `legacyReceiptIdOf`). */
+export function receiptIdMatches(id: string, digest: Digest, startedAt: string): boolean {
+  return id === receiptIdOf(digest, startedAt) || id === legacyReceiptIdOf(digest);
 }
 
 /** Strips the fields outside the digest, to recompute it (audit verify). */

@@ -1,7 +1,7 @@
 // The receipt chain check every backend runs (`audit verify`): the same recomputation over the
 // same stored columns, so a chain verifies, or breaks at the same receipt for the same reason,
 // whichever database holds it. Backends only read rows; this decides.
-import { bodyOf, receiptDigest, receiptIdOf, sealCanonical, unsealCanonical, type Digest, type Receipt, type ReceiptBody } from '../protocol/index.js';
+import { bodyOf, receiptDigest, receiptIdMatches, sealCanonical, unsealCanonical, type Digest, type Receipt, type ReceiptBody } from '../protocol/index.js';
 import type { ChainReport } from './types.js';
 
 /** A stored receipt as every backend keeps it: the sealed canonical body and the columns that index it. */
@@ -42,7 +42,7 @@ export class ChainCheck {
     const prev = this.#heads.has(row.task_id) ? (this.#heads.get(row.task_id) as string | null) : null;
     let receipt: Receipt;
     try {
-      receipt = unsealCanonical(row.body, row.digest as Digest);
+      receipt = unsealCanonical(row.body, row.digest as Digest, row.receipt_id);
     } catch {
       fail('body is not JSON');
       return;
@@ -50,7 +50,7 @@ export class ChainCheck {
     const digest = receiptDigest(bodyOf(receipt));
     if (digest !== receipt.digest) fail('body does not match its digest');
     else if (digest !== row.digest) fail('digest column does not match the body');
-    else if (receiptIdOf(digest) !== receipt.receipt_id || receipt.receipt_id !== row.receipt_id) fail('receipt id is not derived from its digest');
+    else if (!receiptIdMatches(receipt.receipt_id, digest, receipt.started_at) || receipt.receipt_id !== row.receipt_id) fail('receipt id is not derived from its digest');
     else if (
       receipt.task_id !== row.task_id ||
       receipt.status !== row.status ||

@@ -46,7 +46,9 @@ function output(o: SessionOutput): string {
   return o.stdout !== '' && o.stderr !== '' && !o.stdout.endsWith('\n') ? `${o.stdout}\n${o.stderr}` : `${o.stdout}${o.stderr}`;
 }
 
-const chunkOf = (r: Receipt): string => r.receipt_id.replace(/^rcpt_/, '').slice(0, 6);
+// The id's last six hex digits: digest digits in either form of receipt id (its first twelve
+// are now the call's start time, the same across hours of calls).
+const chunkOf = (r: Receipt): string => r.receipt_id.slice(-6);
 
 /** After a call: a slot whose command ended is free again; one still running keeps its ID. */
 function settle(ctx: ProfileContext, slot: string, id: number, o: SessionOutput | null): void {

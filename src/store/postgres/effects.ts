@@ -165,11 +165,10 @@ export class PgEffectTable {
     };
     switch (row.state) {
       case 'completed': {
-        const stored = row.receipt_id
-          ? (await tx.query<{ body: string; digest: string }>(`SELECT body, digest FROM receipts WHERE receipt_id = $1`, [row.receipt_id])).rows[0]
-          : undefined;
-        if (stored === undefined) return { kind: 'ambiguous', record: effectRecordOf(row) };
-        return { kind: 'replay', receipt: { ...unsealCanonical(stored.body, stored.digest as Digest), replay: true } };
+        const id = row.receipt_id;
+        const stored = id ? (await tx.query<{ body: string; digest: string }>(`SELECT body, digest FROM receipts WHERE receipt_id = $1`, [id])).rows[0] : undefined;
+        if (!id || stored === undefined) return { kind: 'ambiguous', record: effectRecordOf(row) };
+        return { kind: 'replay', receipt: { ...unsealCanonical(stored.body, stored.digest as Digest, id), replay: true } };
       }
       case 'released':
         return reclaim();

@@ -21,15 +21,15 @@ export class PgReceiptTable {
 
   async get(id: ReceiptId): Promise<Receipt | undefined> {
     const row = (await this.#db.read<{ body: string; digest: string }>('read the receipt', 'SELECT body, digest FROM receipts WHERE receipt_id = $1', [id])).rows[0];
-    return row ? unsealCanonical(row.body, row.digest as Digest) : undefined;
+    return row ? unsealCanonical(row.body, row.digest as Digest, id) : undefined;
   }
 
   async list(filter: { task?: TaskId; limit?: number }): Promise<Receipt[]> {
     const limit = filter.limit ?? 100;
     const rows = filter.task
-      ? await this.#db.read<{ body: string; digest: string }>('list receipts', 'SELECT body, digest FROM receipts WHERE task_id = $1 ORDER BY seq DESC LIMIT $2', [filter.task, limit])
-      : await this.#db.read<{ body: string; digest: string }>('list receipts', 'SELECT body, digest FROM receipts ORDER BY seq DESC LIMIT $1', [limit]);
-    return rows.rows.map((r) => unsealCanonical(r.body, r.digest as Digest));
+      ? await this.#db.read<{ body: string; digest: string; receipt_id: string }>('list receipts', 'SELECT body, digest, receipt_id FROM receipts WHERE task_id = $1 ORDER BY seq DESC LIMIT $2', [filter.task, limit])
+      : await this.#db.read<{ body: string; digest: string; receipt_id: string }>('list receipts', 'SELECT body, digest, receipt_id FROM receipts ORDER BY seq DESC LIMIT $1', [limit]);
+    return rows.rows.map((r) => unsealCanonical(r.body, r.digest as Digest, r.receipt_id));
   }
 
   /**

@@ -175,9 +175,10 @@ export class EffectTable {
     };
     switch (row.state) {
       case 'completed': {
-        const stored = row.receipt_id ? this.#receiptBody.get(row.receipt_id) : undefined;
-        if (stored === undefined) return { kind: 'ambiguous', record: effectRecordOf(row) };
-        return { kind: 'replay', receipt: { ...unsealCanonical(stored.body, stored.digest as Digest), replay: true } };
+        const id = row.receipt_id;
+        const stored = id ? this.#receiptBody.get(id) : undefined;
+        if (!id || stored === undefined) return { kind: 'ambiguous', record: effectRecordOf(row) };
+        return { kind: 'replay', receipt: { ...unsealCanonical(stored.body, stored.digest as Digest, id), replay: true } };
       }
       case 'released':
         return reclaim();

@@ -19,15 +19,15 @@ export class ReceiptTable {
 
   get(id: ReceiptId): Receipt | undefined {
     const row = this.#byId.get(id);
-    return row ? unsealCanonical(row.body, row.digest as Digest) : undefined;
+    return row ? unsealCanonical(row.body, row.digest as Digest, id) : undefined;
   }
 
   list(filter: { task?: TaskId; limit?: number }): Receipt[] {
     const limit = filter.limit ?? 100;
     const rows = filter.task
-      ? this.#db.prepare<[string, number], { body: string; digest: string }>(`SELECT body, digest FROM receipts WHERE task_id = ? ORDER BY seq DESC LIMIT ?`).all(filter.task, limit)
-      : this.#db.prepare<[number], { body: string; digest: string }>(`SELECT body, digest FROM receipts ORDER BY seq DESC LIMIT ?`).all(limit);
-    return rows.map((r) => unsealCanonical(r.body, r.digest as Digest));
+      ? this.#db.prepare<[string, number], { body: string; digest: string; receipt_id: string }>(`SELECT body, digest, receipt_id FROM receipts WHERE task_id = ? ORDER BY seq DESC LIMIT ?`).all(filter.task, limit)
+      : this.#db.prepare<[number], { body: string; digest: string; receipt_id: string }>(`SELECT body, digest, receipt_id FROM receipts ORDER BY seq DESC LIMIT ?`).all(limit);
+    return rows.map((r) => unsealCanonical(r.body, r.digest as Digest, r.receipt_id));
   }
 
   /** The chain check (chain-check.ts, shared by every backend) over this file's receipts and task heads. */

@@ -47,6 +47,7 @@ export async function dropTriggers(sql: Sql, kind: 'sqlite' | 'postgres'): Promi
 
 interface Row {
   seq: number;
+  receipt_id: string;
   task_id: string;
   digest: string;
   body: string;
@@ -54,7 +55,7 @@ interface Row {
 }
 
 async function rows(sql: Sql): Promise<Row[]> {
-  return (await sql.query<Row>('SELECT seq, task_id, digest, body, ledger_pos FROM receipts ORDER BY ledger_pos')).map((r) => ({ ...r, seq: Number(r.seq), ledger_pos: Number(r.ledger_pos) }));
+  return (await sql.query<Row>('SELECT seq, receipt_id, task_id, digest, body, ledger_pos FROM receipts ORDER BY ledger_pos')).map((r) => ({ ...r, seq: Number(r.seq), ledger_pos: Number(r.ledger_pos) }));
 }
 
 /** Makes the task heads and the ledger's head row name the last receipts that remain. */
@@ -82,7 +83,7 @@ export async function rewriteAndReseal(sql: Sql, pos: number): Promise<void> {
   const heads = new Map<string, Digest | null>();
   let ledger: string | null = null;
   for (const r of all) {
-    const stored = bodyOf(unsealCanonical(r.body, r.digest as Digest));
+    const stored = bodyOf(unsealCanonical(r.body, r.digest as Digest, r.receipt_id));
     const { prev_receipt_digest: _prev, ...rest } = stored;
     const body: Omit<ReceiptBody, 'prev_receipt_digest'> = r.ledger_pos === pos ? { ...rest, result: { forged: true } } : rest;
     const { row } = sealLink(body, heads.get(r.task_id) ?? null);
