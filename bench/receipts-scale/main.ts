@@ -57,7 +57,11 @@ async function measure(state: string, label: string): Promise<[number, number]> 
   }
 }
 
-/** Adds `to` receipts: copies of a real fs.read receipt body over 1,000 tasks, group-committed. */
+/**
+ * Adds `to` receipts: copies of a real fs.read receipt body over 1,000 tasks, group-committed,
+ * started 1 ms apart and ending now, as a store that grew over time holds them (a receipt's id
+ * begins with its start time, docs/protocol.md#receipt).
+ */
 async function fill(state: string, to: number): Promise<void> {
   const rt = await createRuntime({ workspace: ws, stateDir: state, store: sqliteStore({ durability: 'normal' }) });
   try {
@@ -68,10 +72,16 @@ async function fill(state: string, to: number): Promise<void> {
     const { receipt_id: _i, digest: _d, replay: _r, prev_receipt_digest: _p, ...body } = sample;
     const { content: _c, ...result } = sample.result as Record<string, unknown>;
     let have = 0;
+    const start = Date.now();
     const t0 = performance.now();
     while (have < to) {
       const batch = Math.min(2_000, to - have);
-      await Promise.all(Array.from({ length: batch }, (_, k) => rt.store.commit({ body: { ...body, result, task_id: `fill-${(have + k) % 1000}` as TaskId, attempt_id: body.attempt_id } })));
+      await Promise.all(
+        Array.from({ length: batch }, (_, k) => {
+          const started_at = new Date(start - (to - have - k)).toISOString();
+          return rt.store.commit({ body: { ...body, result, started_at, finished_at: started_at, task_id: `fill-${(have + k) % 1000}` as TaskId, attempt_id: body.attempt_id } });
+        }),
+      );
       have += batch;
       if (have % 100_000 < 2_000) process.stderr.write(`  filled ${have} receipts (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
     }
