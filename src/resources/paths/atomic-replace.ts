@@ -203,12 +203,6 @@ export function removeAtSite(site: EffectSite): void {
   unlinkSync(procPath(site.dirfd, site.name));
 }
 
-/**
- * Makes the directory entries durable (renames, links, unlinks): one fsync per directory, not
- * per descriptor. Each file of a call holds its own descriptor of its parent, and an fsync of a
- * directory whose journal commit is already done still flushes the disk's cache (~0.1 ms here):
- * fs.patch's 20 files in 11 directories synced 20 times (bench/patch).
- */
 /** fsync(2) of a folder named by path (outside the workspace: the state dir and its files): the entries made in it, on disk. */
 export function syncFolder(dir: string): void {
   const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
@@ -219,6 +213,12 @@ export function syncFolder(dir: string): void {
   }
 }
 
+/**
+ * Makes the directory entries durable (renames, links, unlinks): one fsync per directory, not
+ * per descriptor. Each file of a call holds its own descriptor of its parent, and an fsync of a
+ * directory whose journal commit is already done still flushes the disk's cache (~0.1 ms here):
+ * fs.patch's 20 files in 11 directories synced 20 times (bench/patch).
+ */
 export async function syncDirectories(dirfds: readonly number[], sync: (fd: number) => Promise<void> = fsyncAsync): Promise<void> {
   const seen = new Set<string>();
   const once: number[] = [];
