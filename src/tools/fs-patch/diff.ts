@@ -42,7 +42,8 @@ function shortestMiddle(A: readonly string[], B: readonly string[]): HunkLine[] 
   const M = B.length;
   // All removed or all added: that is the shortest script, and the search would take N + M steps.
   if (N === 0 || M === 0) return null;
-  const max = N + M;
+  // The shortest script takes at most N + M steps; the search stops at MAX_EDIT_STEPS.
+  const max = Math.min(N + M, MAX_EDIT_STEPS);
   // v[off + k]: the furthest x on diagonal k; k runs over -max-1 … max+1.
   const off = max + 1;
   const v = new Int32Array(2 * max + 4);
@@ -50,7 +51,6 @@ function shortestMiddle(A: readonly string[], B: readonly string[]): HunkLine[] 
   const trace: Int32Array[] = [];
   let done = false;
   for (let d = 0; d <= max && !done; d++) {
-    if (d > MAX_EDIT_STEPS) return null;
     trace.push(v.slice(off - d - 1, off + d + 2));
     for (let k = -d; k <= d; k += 2) {
       let x = k === -d || (k !== d && (v[off + k - 1] as number) < (v[off + k + 1] as number)) ? (v[off + k + 1] as number) : (v[off + k - 1] as number) + 1;
@@ -66,6 +66,7 @@ function shortestMiddle(A: readonly string[], B: readonly string[]): HunkLine[] 
       }
     }
   }
+  if (!done) return null;
   const mid: HunkLine[] = [];
   let x = N;
   let y = M;
