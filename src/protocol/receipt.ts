@@ -176,7 +176,7 @@ export function legacyReceiptIdOf(digest: Digest): ReceiptId {
   return `rcpt_${digest.slice('sha256:'.length, 'sha256:'.length + 32)}` as ReceiptId;
 }
 
-/** Whether `id` is the id `receipt` derives (either form: `receiptIdOf`, `legacyReceiptIdOf`). */
+/** Whether `id` is the id a receipt of this digest and start time derives, in either form (`receiptIdOf`, `legacyReceiptIdOf`). */
 export function receiptIdMatches(id: string, digest: Digest, startedAt: string): boolean {
   return id === receiptIdOf(digest, startedAt) || id === legacyReceiptIdOf(digest);
 }
