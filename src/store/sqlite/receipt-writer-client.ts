@@ -129,6 +129,14 @@ export class ReceiptWriterClient {
     this.#onLedger?.(head);
   }
 
+  /**
+   * The WAL is past the writer's checkpoint mark after a commit on the event loop's connection:
+   * the writer checkpoints once it has no commit to answer (receipt-writer.ts).
+   */
+  checkpointSoon(): void {
+    if (this.#failed === null) this.#worker?.postMessage('checkpoint');
+  }
+
   /** A sync that failed on the event loop's connection fails every later commit too (as a failed sync poisons the writer). */
   poison(e: Error): void {
     this.#fail(e, []);

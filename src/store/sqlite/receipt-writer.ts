@@ -14,12 +14,20 @@
 // crash SQLite keeps the longest valid prefix, and a checkpoint syncs the WAL before copying it.
 // A failed sync poisons the writer: Linux may report a write-back error once and then forget it
 // (PostgreSQL's "fsyncgate"), so every later commit fails too.
+//
+// Checkpoints (the WAL copied into the database file, then that file fsync'ed: 1-2 ms here, more
+// on a large store) are the writer's too, but not inside a commit: SQLite's automatic checkpoint
+// runs in whichever commit crosses its mark, and that commit's callers wait for it. The writer
+// checkpoints once the WAL holds CHECKPOINT_FRAMES, after the batch that got it there is answered,
+// or when the event loop's connection, having committed a lone call there, says the WAL is past the
+// mark ('checkpoint'). A PASSIVE checkpoint takes no write lock, so the event loop's lone commits
+// go on while it runs.
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { CommitRequest } from '../types.js';
 import { ReceiptChain, type Appended } from './receipt-chain.js';
 import { failpoint } from '../../protocol/index.js';
-import { WalFile } from './wal.js';
+import { CHECKPOINT_FRAMES, WalFile, WalIndex } from './wal.js';
 
 export interface WriterData {
   readonly path: string;
@@ -58,10 +66,35 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
   db.pragma('synchronous = NORMAL');
   const chain = new ReceiptChain(db);
   const wal = data.durability === 'full' ? new WalFile(`${data.path}-wal`) : null;
+  const walIndex = new WalIndex(data.path);
+  // A WAL-index this code cannot read keeps SQLite's automatic checkpoint, in the commits.
+  const ownCheckpoints = walIndex.frames() !== null;
+  if (ownCheckpoints) db.pragma('wal_autocheckpoint = 0');
   let poisoned: unknown = null;
   let queue: WriteRequest[] = [];
   let scheduled = false;
+  let checkpointScheduled = false;
+  let closed = false;
   let batches = 0;
+
+  const checkpoint = (): void => {
+    checkpointScheduled = false;
+    // Commits that arrived first are answered first; their flush looks at the WAL again.
+    if (closed || poisoned !== null || queue.length > 0) return;
+    const frames = walIndex.frames();
+    if (frames === null || frames < CHECKPOINT_FRAMES) return;
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Nothing is lost: the WAL keeps every frame not yet copied (and synced), and the next
+      // checkpoint copies them again; the event loop's connection checkpoints at its own mark.
+    }
+  };
+  const checkpointSoon = (): void => {
+    if (!ownCheckpoints || checkpointScheduled || closed) return;
+    checkpointScheduled = true;
+    setImmediate(checkpoint);
+  };
 
   const flush = (): void => {
     scheduled = false;
@@ -93,13 +126,20 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
       port.postMessage({ id: (batch[i] as WriteRequest).id, results: results.slice(at, at + n), batch: batch_, synced, syncError } satisfies WriteAnswer);
       at += n;
     }
+    checkpointSoon();
   };
 
-  port.on('message', (m: WriteRequest | 'close') => {
+  port.on('message', (m: WriteRequest | 'close' | 'checkpoint') => {
     if (m === 'close') {
       if (queue.length > 0) flush();
+      closed = true;
+      walIndex.close();
       db.close();
       port.close();
+      return;
+    }
+    if (m === 'checkpoint') {
+      checkpointSoon();
       return;
     }
     queue.push(m);

@@ -14,7 +14,7 @@ import { POLICY_MIGRATIONS, sqlitePolicyStores } from './policy-tables.js';
 import { ReceiptTable } from './receipts.js';
 import { ReceiptWriterClient, writerError } from './receipt-writer-client.js';
 import { ReceiptChain } from './receipt-chain.js';
-import { WalFile, WalIndex } from './wal.js';
+import { CHECKPOINT_FRAMES, WalFile, WalIndex } from './wal.js';
 import { KEY_MIGRATIONS, SqliteSharedKeys } from './shared-keys.js';
 import { LEDGER_MIGRATIONS, SqliteLedger } from './ledger.js';
 import type { LedgerHead, LedgerReport, LedgerStore } from '../ledger.js';
@@ -72,11 +72,6 @@ function enterWal(db: Db): void {
 
 /** Where the event loop's connection checkpoints the WAL: only if the receipt writer (at SQLite's 1,000 frames) has not. */
 const EVENT_LOOP_CHECKPOINT_FRAMES = 10_000;
-/**
- * A lone call commits on the event loop only while the WAL holds fewer frames than this: the
- * commits past it go to the writer, whose commit at 1,000 frames checkpoints off the event loop.
- */
-const COMMIT_HERE_BELOW_FRAMES = 900;
 
 /** The embedded default store: one SQLite file for receipts, effects, tasks and the audit chain. */
 export class SqliteStore implements Store {
@@ -307,14 +302,12 @@ export class SqliteStore implements Store {
    * idle core, ~70 µs each here) that group commit costs when no other commit can join it.
    * Holds the event loop for the transaction and the sync (~0.1 + 0.15–0.3 ms here) while no
    * other call of the runtime is in flight. null (the writer takes it) when the writer has work
-   * (a batch cannot interleave), when the WAL is near SQLite's checkpoint mark (the writer's
-   * commit then checkpoints, off the event loop), or when another connection holds the write
-   * lock (no wait on the event loop).
+   * (a batch cannot interleave) or when another connection holds the write lock (no wait on the
+   * event loop). A WAL left past the checkpoint mark is the writer's to checkpoint, while the
+   * next calls go on: this connection's own automatic mark is ten times as far.
    */
   #commitHere(req: CommitRequest): Receipt | null {
     if (!this.#writer.idleNow) return null;
-    const frames = this.#walIndex.frames();
-    if (frames === null || frames >= COMMIT_HERE_BELOW_FRAMES) return null;
     this.db.exec('PRAGMA busy_timeout = 0');
     let out;
     try {
@@ -337,6 +330,8 @@ export class SqliteStore implements Store {
         throw e;
       }
     }
+    const frames = this.#walIndex.frames();
+    if (frames === null || frames >= CHECKPOINT_FRAMES) this.#writer.checkpointSoon();
     const { receipt_id, digest, prev_receipt_digest, ledger_pos, ledger } = out.sealed;
     this.#writer.committedHere({ pos: ledger_pos, head: ledger }, this.#wal !== null);
     return { receipt_id, ...req.body, prev_receipt_digest, digest, replay: false } as Receipt;

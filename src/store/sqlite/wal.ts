@@ -32,6 +32,9 @@ export class WalFile {
   }
 }
 
+/** The WAL's size, in frames, from which the receipt writer checkpoints: SQLite's own automatic mark. */
+export const CHECKPOINT_FRAMES = 1_000;
+
 const WAL_INDEX_VERSION = 3007000;
 
 /**
