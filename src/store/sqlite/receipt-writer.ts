@@ -27,7 +27,7 @@ import Database from 'better-sqlite3';
 import type { CommitRequest } from '../types.js';
 import { ReceiptChain, type Appended } from './receipt-chain.js';
 import { failpoint } from '../../protocol/index.js';
-import { CHECKPOINT_FRAMES, WalFile, WalIndex } from './wal.js';
+import { CHECKPOINT_FRAMES, tailLeft, WalFile, WalIndex } from './wal.js';
 
 export interface WriterData {
   readonly path: string;
@@ -77,18 +77,20 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
   let closed = false;
   let batches = 0;
 
-  const checkpoint = (): void => {
-    checkpointScheduled = false;
-    // Commits that arrived first are answered first; their flush looks at the WAL again.
-    if (closed || poisoned !== null || queue.length > 0) return;
-    const frames = walIndex.frames();
-    if (frames === null || frames < CHECKPOINT_FRAMES) return;
+  const checkpointNow = (): void => {
     try {
       db.pragma('wal_checkpoint(PASSIVE)');
     } catch {
       // Nothing is lost: the WAL keeps every frame not yet copied (and synced), and the next
       // checkpoint copies them again; the event loop's connection checkpoints at its own mark.
     }
+  };
+  const checkpoint = (): void => {
+    checkpointScheduled = false;
+    // Commits that arrived first are answered first; their flush looks at the WAL again.
+    if (closed || poisoned !== null || queue.length > 0) return;
+    const frames = walIndex.frames();
+    if (frames !== null && frames >= CHECKPOINT_FRAMES) checkpointNow();
   };
   const checkpointSoon = (): void => {
     if (!ownCheckpoints || checkpointScheduled || closed) return;
@@ -107,6 +109,9 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
     let results: Appended[];
     if (poisoned !== null) results = failedAll(all.length, poisoned);
     else {
+      // A checkpoint that ran beside commits on the event loop's connection left their frames:
+      // they are copied before the batch, whose commit then starts the WAL over.
+      if (ownCheckpoints && all.length > 0 && tailLeft(walIndex.state())) checkpointNow();
       results = all.length > 0 ? chain.append(all) : [];
       if (results.some((r) => r.ok)) failpoint('during_commit');
       if (wal !== null && (batch.some((b) => b.sync) || results.some((r) => r.ok))) {

@@ -14,7 +14,7 @@ import { POLICY_MIGRATIONS, sqlitePolicyStores } from './policy-tables.js';
 import { ReceiptTable } from './receipts.js';
 import { ReceiptWriterClient, writerError } from './receipt-writer-client.js';
 import { ReceiptChain } from './receipt-chain.js';
-import { CHECKPOINT_FRAMES, WalFile, WalIndex } from './wal.js';
+import { CHECKPOINT_FRAMES, tailLeft, WalFile, WalIndex } from './wal.js';
 import { KEY_MIGRATIONS, SqliteSharedKeys } from './shared-keys.js';
 import { LEDGER_MIGRATIONS, SqliteLedger } from './ledger.js';
 import type { LedgerHead, LedgerReport, LedgerStore } from '../ledger.js';
@@ -105,6 +105,10 @@ export class SqliteStore implements Store {
   /** The WAL, synced by commitHere (durability full); null with `normal`. */
   readonly #wal: WalFile | null;
   readonly #walIndex: WalIndex;
+  /** The WAL's frames when this connection last asked the writer to checkpoint; -1 when not since it started over. */
+  #askedAt = -1;
+  /** After the last lone commit, a checkpoint had left frames behind (wal.ts tailLeft). */
+  #tail = false;
 
   constructor(opts: SqliteStoreOptions) {
     this.#dir = opts.dir;
@@ -308,6 +312,13 @@ export class SqliteStore implements Store {
    */
   #commitHere(req: CommitRequest): Receipt | null {
     if (!this.#writer.idleNow) return null;
+    // A checkpoint that ran beside commits here left their frames (tailLeft): this commit goes to
+    // the writer, which copies them first, and the WAL starts over at it. (As read after the last
+    // lone commit.)
+    if (this.#tail) {
+      this.#tail = false;
+      return null;
+    }
     this.db.exec('PRAGMA busy_timeout = 0');
     let out;
     try {
@@ -330,12 +341,27 @@ export class SqliteStore implements Store {
         throw e;
       }
     }
-    const frames = this.#walIndex.frames();
-    if (frames === null || frames >= CHECKPOINT_FRAMES) this.#writer.checkpointSoon();
+    const wal = this.#walIndex.state();
+    this.#tail = tailLeft(wal);
+    this.#askCheckpoint(wal?.frames ?? -1);
     const { receipt_id, digest, prev_receipt_digest, ledger_pos, ledger } = out.sealed;
     this.#writer.committedHere({ pos: ledger_pos, head: ledger }, this.#wal !== null);
     return { receipt_id, ...req.body, prev_receipt_digest, digest, replay: false } as Receipt;
   }
+  /**
+   * Asks the writer to checkpoint when a lone commit left the WAL past the mark: once, and again
+   * only if the WAL grew by another quarter of the mark (a checkpoint that ran beside later
+   * commits could not copy theirs). A request per commit made the writer checkpoint, and fsync
+   * the database file, every few calls while the first checkpoint ran.
+   */
+  #askCheckpoint(frames: number): void {
+    if (frames < 0) return; // unknown: the writer cannot count them either, and SQLite's own mark checkpoints
+    if (frames < this.#askedAt) this.#askedAt = -1; // the WAL started over
+    if (frames < CHECKPOINT_FRAMES || (this.#askedAt >= 0 && frames < this.#askedAt + CHECKPOINT_FRAMES / 4)) return;
+    this.#askedAt = frames;
+    this.#writer.checkpointSoon();
+  }
+
   async getReceipt(id: ReceiptId): Promise<Receipt | undefined> {
     return this.#durable(this.#guard('read the receipt', () => this.#receipts.get(id)));
   }

@@ -34,21 +34,46 @@ export class WalFile {
 
 /** The WAL's size, in frames, from which the receipt writer checkpoints: SQLite's own automatic mark. */
 export const CHECKPOINT_FRAMES = 1_000;
+/**
+ * A WAL this long has not started over after the writer's checkpoints: the writer then
+ * checkpoints before its next batch's commit (which starts the WAL over), and the event loop's
+ * connection sends it its next lone commit. (tailLeft usually says so long before.)
+ */
+export const CHECKPOINT_CATCH_UP_FRAMES = 2 * CHECKPOINT_FRAMES;
 
-const WAL_INDEX_VERSION = 3007000;
+/** What the WAL-index header says of the WAL: its frames, and how many of them a checkpoint copied into the database. */
+export interface WalState {
+  readonly frames: number;
+  readonly backfilled: number;
+}
 
 /**
- * How many frames the WAL holds, read from the WAL-index header in the `-shm` file
- * (https://www.sqlite.org/walformat.html §2.1: `iVersion` 3007000 at offset 0 and `mxFrame` at
- * 16, 32-bit in native byte order): better-sqlite3 exposes neither sqlite3_wal_hook nor the
- * connection's write counters. `null` when the file or its header is not one this code knows.
- * Read without SQLite's locks, the count can be a commit stale: it decides which thread commits,
- * never what is written. The file is opened once: SQLite removes it only when the last
- * connection closes, and the store's own stays open as long as this reader.
+ * A checkpoint ran beside later commits and left their frames behind (or the WAL is at the
+ * catch-up mark): the WAL starts over only at a commit that finds every frame copied, so the next
+ * commit goes to the writer, which copies the tail first (a few frames, well under a millisecond).
+ */
+export function tailLeft(s: WalState | null): boolean {
+  if (s === null || s.frames < CHECKPOINT_FRAMES) return false;
+  return (s.backfilled > 0 && s.backfilled < s.frames) || s.frames >= CHECKPOINT_CATCH_UP_FRAMES;
+}
+
+const WAL_INDEX_VERSION = 3007000;
+/** The WAL-index header's bytes read: two copies of its 48-byte header, then the checkpoint info's `nBackfill`. */
+const HEADER_BYTES = 100;
+
+/**
+ * The WAL's state read from the WAL-index header in the `-shm` file
+ * (https://www.sqlite.org/walformat.html §2.1: `iVersion` 3007000 at offset 0, `mxFrame` at 16,
+ * and after the header's two copies the checkpoint info's `nBackfill` at 96, 32-bit in native
+ * byte order): better-sqlite3 exposes neither sqlite3_wal_hook nor the connection's write
+ * counters. `null` when the file or its header is not one this code knows. Read without SQLite's
+ * locks, it can be a commit stale: it decides which thread commits or checkpoints, never what is
+ * written. The file is opened once: SQLite removes it only when the last connection closes, and
+ * the store's own stays open as long as this reader.
  */
 export class WalIndex {
   readonly #path: string;
-  readonly #buf = Buffer.alloc(20);
+  readonly #buf = Buffer.alloc(HEADER_BYTES);
   readonly #le = endianness() === 'LE';
   #fd = -1;
 
@@ -56,15 +81,20 @@ export class WalIndex {
     this.#path = `${dbPath}-shm`;
   }
 
-  frames(): number | null {
+  state(): WalState | null {
     try {
       if (this.#fd < 0) this.#fd = openSync(this.#path, constants.O_RDONLY);
-      if (readSync(this.#fd, this.#buf, 0, 20, 0) < 20) return null;
-      const u32 = (at: number): number => (this.#le ? this.#buf.readUInt32LE(at) : this.#buf.readUInt32BE(at));
-      return u32(0) === WAL_INDEX_VERSION ? u32(16) : null;
+      if (readSync(this.#fd, this.#buf, 0, HEADER_BYTES, 0) < HEADER_BYTES) return null;
+      const b = this.#buf;
+      const u32 = this.#le ? (at: number): number => b.readUInt32LE(at) : (at: number): number => b.readUInt32BE(at);
+      return u32(0) === WAL_INDEX_VERSION ? { frames: u32(16), backfilled: u32(96) } : null;
     } catch {
       return null;
     }
+  }
+
+  frames(): number | null {
+    return this.state()?.frames ?? null;
   }
 
   close(): void {
