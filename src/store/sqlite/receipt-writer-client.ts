@@ -8,6 +8,8 @@ import type { WriteAnswer, WriterData, WriteRequest } from './receipt-writer.js'
 
 interface Pending {
   readonly reqs: CommitRequest[];
+  /** A commit of the turn asked for the WAL's tail to be checkpointed first (store.ts #commitHere). */
+  copyTail: boolean;
   readonly waiters: { resolve: (r: Receipt) => void; reject: (e: unknown) => void }[];
   /** Callers of sync() in this turn: answered after the batch's sync. */
   readonly syncs: { resolve: () => void; reject: (e: unknown) => void }[];
@@ -62,13 +64,18 @@ export class ReceiptWriterClient {
     this.#onLedger = onLedger;
   }
 
-  commit(req: CommitRequest): Promise<Receipt> {
+  /**
+   * `copyTail`: the writer checkpoints before this commit, which then starts the WAL over (a lone
+   * commit whose predecessors on the event loop left a checkpoint's tail, store.ts).
+   */
+  commit(req: CommitRequest, copyTail = false): Promise<Receipt> {
     if (this.#failed !== null) return Promise.reject(this.#failed);
     return new Promise((resolve, reject) => {
       if (this.#turn === null) {
-        this.#turn = { reqs: [], waiters: [], syncs: [] };
+        this.#turn = { reqs: [], waiters: [], syncs: [], copyTail: false };
         setImmediate(this.#send);
       }
+      if (copyTail) this.#turn.copyTail = true;
       this.#turn.reqs.push(req);
       this.#turn.waiters.push({ resolve, reject });
       // The calls in flight tend to reach their commits together, in the turn that handled the
@@ -105,7 +112,7 @@ export class ReceiptWriterClient {
     if (this.#failed !== null) return Promise.reject(this.#failed);
     return new Promise((resolve, reject) => {
       if (this.#turn === null) {
-        this.#turn = { reqs: [], waiters: [], syncs: [] };
+        this.#turn = { reqs: [], waiters: [], syncs: [], copyTail: false };
         setImmediate(this.#send);
       }
       this.#turn.syncs.push({ resolve, reject });
@@ -163,7 +170,7 @@ export class ReceiptWriterClient {
     this.#sent.set(id, turn);
     this.#outstanding += turn.reqs.length;
     worker.ref();
-    worker.postMessage({ id, json: JSON.stringify(turn.reqs), sync: turn.syncs.length > 0 } satisfies WriteRequest);
+    worker.postMessage({ id, json: JSON.stringify(turn.reqs), sync: turn.syncs.length > 0, copyTail: turn.copyTail } satisfies WriteRequest);
   };
 
   #start(): Worker {

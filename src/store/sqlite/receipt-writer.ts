@@ -27,7 +27,7 @@ import Database from 'better-sqlite3';
 import type { CommitRequest } from '../types.js';
 import { ReceiptChain, type Appended } from './receipt-chain.js';
 import { failpoint } from '../../protocol/index.js';
-import { CHECKPOINT_FRAMES, tailLeft, WalFile, WalIndex } from './wal.js';
+import { CHECKPOINT_CATCH_UP_FRAMES, CHECKPOINT_FRAMES, WalFile, WalIndex } from './wal.js';
 
 export interface WriterData {
   readonly path: string;
@@ -40,6 +40,8 @@ export interface WriteRequest {
   readonly json: string;
   /** A caller waits for a sync of the WAL even if no commit of the batch succeeds (markSent's intent row). */
   readonly sync: boolean;
+  /** Checkpoint before the batch: a checkpoint beside the event loop's lone commits left their frames (store.ts). */
+  readonly copyTail: boolean;
 }
 
 /** writer → main: one outcome per request of the batch, the batch's number and whether a sync covered it. */
@@ -110,8 +112,9 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
     if (poisoned !== null) results = failedAll(all.length, poisoned);
     else {
       // A checkpoint that ran beside commits on the event loop's connection left their frames:
-      // they are copied before the batch, whose commit then starts the WAL over.
-      if (ownCheckpoints && all.length > 0 && tailLeft(walIndex.state())) checkpointNow();
+      // they are copied before the batch, whose commit then starts the WAL over. So is a WAL at
+      // the catch-up mark, whoever left it there.
+      if (ownCheckpoints && all.length > 0 && (batch.some((b) => b.copyTail) || (walIndex.frames() ?? 0) >= CHECKPOINT_CATCH_UP_FRAMES)) checkpointNow();
       results = all.length > 0 ? chain.append(all) : [];
       if (results.some((r) => r.ok)) failpoint('during_commit');
       if (wal !== null && (batch.some((b) => b.sync) || results.some((r) => r.ok))) {

@@ -289,15 +289,17 @@ export class SqliteStore implements Store {
   // ReceiptStore
   /** Group commit on the receipt writer, or a lone call's on this thread: the receipt as stored, once durable. */
   commit(req: CommitRequest, opts: CommitOptions = {}): Promise<Receipt> {
+    let copyTail = false;
     if (opts.alone === true) {
       try {
         const here = this.#commitHere(req);
-        if (here !== null) return Promise.resolve(here);
+        if (here === 'tail') copyTail = true;
+        else if (here !== null) return Promise.resolve(here);
       } catch (e) {
         return Promise.reject(storeFailure(e, 'commit the receipt', this.#dir));
       }
     }
-    return this.#writer.commit(req).catch((e: unknown) => Promise.reject(storeFailure(e, 'commit the receipt', this.#dir)));
+    return this.#writer.commit(req, copyTail).catch((e: unknown) => Promise.reject(storeFailure(e, 'commit the receipt', this.#dir)));
   }
 
   /**
@@ -307,17 +309,19 @@ export class SqliteStore implements Store {
    * Holds the event loop for the transaction and the sync (~0.1 + 0.15–0.3 ms here) while no
    * other call of the runtime is in flight. null (the writer takes it) when the writer has work
    * (a batch cannot interleave) or when another connection holds the write lock (no wait on the
-   * event loop). A WAL left past the checkpoint mark is the writer's to checkpoint, while the
-   * next calls go on: this connection's own automatic mark is ten times as far.
+   * event loop). `tail` (the writer takes it, and checkpoints first) when a checkpoint that ran
+   * beside the lone commits before it left their frames. A WAL left past the checkpoint mark is
+   * the writer's to checkpoint, while the next calls go on: this connection's own automatic mark
+   * is ten times as far.
    */
-  #commitHere(req: CommitRequest): Receipt | null {
+  #commitHere(req: CommitRequest): Receipt | null | 'tail' {
     if (!this.#writer.idleNow) return null;
     // A checkpoint that ran beside commits here left their frames (tailLeft): this commit goes to
     // the writer, which copies them first, and the WAL starts over at it. (As read after the last
     // lone commit.)
     if (this.#tail) {
       this.#tail = false;
-      return null;
+      return 'tail';
     }
     this.db.exec('PRAGMA busy_timeout = 0');
     let out;
