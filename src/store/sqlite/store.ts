@@ -70,7 +70,7 @@ function enterWal(db: Db): void {
   }
 }
 
-/** Where the event loop's connection checkpoints the WAL: only if the receipt writer (at SQLite's 1,000 frames) has not. */
+/** Where the event loop's connection checkpoints the WAL: only if the receipt writer (at 1,000 frames, CHECKPOINT_FRAMES) has not. */
 const EVENT_LOOP_CHECKPOINT_FRAMES = 10_000;
 
 /** The embedded default store: one SQLite file for receipts, effects, tasks and the audit chain. */
@@ -130,8 +130,9 @@ export class SqliteStore implements Store {
         // SQLite checkpoints (copies the WAL into the database file and fsyncs that: ~1 ms of fsync alone here, more on a large store) inside
         // whichever commit leaves the WAL past the mark. On this connection that commit runs on
         // the event loop: an fs.write's intent row crossed it in 56 of 4,000 calls. The receipt
-        // writer, which commits after every batch, keeps SQLite's mark (1,000 frames); this
-        // connection checkpoints only past ten times that, when the writer has not.
+        // writer checkpoints at SQLite's mark (1,000 frames), outside its commits
+        // (receipt-writer.ts); this connection checkpoints only past ten times that, when the
+        // writer has not.
         db.pragma(`wal_autocheckpoint = ${EVENT_LOOP_CHECKPOINT_FRAMES}`);
         return db;
       } catch (e) {
