@@ -11,7 +11,7 @@ import { createRuntime } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/store/index.js';
 import { bodyOf, freshTask } from './conformance/fixtures.js';
 import { receiptCount, withSecondConnection } from './sqlite-support.js';
-import { WalFile } from '../../src/store/sqlite/wal.js';
+import { CHECKPOINT_FRAMES, WalFile, WalIndex } from '../../src/store/sqlite/wal.js';
 import { ToolgateError } from '../../src/protocol/index.js';
 import { writeFileSync } from 'node:fs';
 
@@ -96,3 +96,49 @@ void test('through the runtime, sequential calls commit on the event loop and ca
     d.cleanup();
   }
 });
+
+void test('past the checkpoint mark, lone commits stay on the event loop while the writer checkpoints beside them; the one after a checkpoint that left frames behind goes to the writer, which copies them first, and the WAL starts over', () =>
+  withSecondConnection('tg-here-tail', {}, async (store, reader) => {
+    const task = freshTask();
+    const wal = new WalIndex(store.path);
+    try {
+      let lone = 0;
+      const commitHere = async (): Promise<void> => {
+        await store.commit({ body: bodyOf(task) }, { alone: true });
+        lone++;
+      };
+      while ((wal.state()?.frames ?? 0) < CHECKPOINT_FRAMES / 2) await commitHere();
+      // A reader's snapshot here bounds how far a checkpoint copies: it stands for the commits a
+      // checkpoint cannot copy because they came while it ran (their timing is not the test's).
+      reader.exec('BEGIN');
+      receiptCount(reader);
+      const held = wal.state()?.frames ?? 0;
+      while ((wal.state()?.frames ?? 0) < CHECKPOINT_FRAMES) await commitHere();
+      assert.equal(store.writerStats().here, lone, 'every commit up to the mark on the event loop');
+      // The writer was asked to checkpoint and does, beside the event loop (bounded wait).
+      const until = Date.now() + 20_000;
+      while ((wal.state()?.backfilled ?? 0) === 0) {
+        assert.ok(Date.now() < until, 'the writer checkpointed after the WAL passed the mark');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const tail = wal.state();
+      assert.ok(tail !== null && tail.backfilled <= held && tail.backfilled < tail.frames, `a tail left: ${JSON.stringify(tail)}, the reader at ${held}`);
+      reader.exec('COMMIT');
+      // The next lone commit still commits here (the tail was not yet seen); it sees the tail.
+      await commitHere();
+      assert.equal(store.writerStats().here, lone, 'committed on the event loop beside the tail');
+      // The one after it is the writer's: it copies the tail and the WAL starts over at it.
+      await store.commit({ body: bodyOf(task) }, { alone: true });
+      assert.equal(store.writerStats().here, lone, 'the commit after the tail went to the writer');
+      const after = wal.state();
+      assert.ok(after !== null && after.frames < 100, `the WAL started over: ${JSON.stringify(after)}`);
+      // And the next ones are the event loop's again.
+      await commitHere();
+      assert.equal(store.writerStats().here, lone);
+      const report = await store.verifyChain(task);
+      assert.equal(report.receipts, lone + 1);
+      assert.deepEqual(report.broken, []);
+    } finally {
+      wal.close();
+    }
+  }));
