@@ -1,7 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sealReceipt, type ReceiptBody, type TaskId, type AttemptId } from '../../src/protocol/index.js';
+import fc from 'fast-check';
 import { callResultOf, DEFAULT_RESULT_SHAPING } from '../../src/server/index.js';
+import { jsonBytesBound } from '../../src/server/call-result.js';
 
 function receipt(over: Partial<ReceiptBody>) {
   return sealReceipt({
@@ -51,6 +53,47 @@ describe('receipt → MCP tool result', () => {
     assert.equal(out._meta['toolgate/status'], 'succeeded');
     assert.equal(out._meta['toolgate/withheld'], true);
     assert.ok(JSON.stringify(out).length < 1024);
+  });
+
+  it('withholds by the exact size, not by the bound it starts with: a result under the bound\'s limit but over the limit is sent, one over it is not', () => {
+    // ASCII: the bound (6 bytes a character) is over the limit, the JSON (1 byte each) is not.
+    const under = callResultOf(receipt({ result: { content: 'x'.repeat(1000) } }), { ...DEFAULT_RESULT_SHAPING, maxResultBytes: 2048 });
+    assert.equal(under.isError, undefined);
+    assert.equal((under.structuredContent as { content: string }).content.length, 1000);
+    // Escapes: 400 control characters are 2,400 bytes of JSON, over a 2,048-byte limit.
+    const over = callResultOf(receipt({ result: { content: '\u0001'.repeat(400) } }), { ...DEFAULT_RESULT_SHAPING, maxResultBytes: 2048 });
+    assert.equal(over.isError, true);
+    assert.equal((over.structuredContent['error'] as { data: { result_bytes: number } }).data.result_bytes, Buffer.byteLength(JSON.stringify({ content: '\u0001'.repeat(400) })));
+  });
+
+  it('jsonBytesBound is never under the JSON\'s UTF-8 bytes, and Infinity past its limit (property, against JSON.stringify)', () => {
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof(
+        { depthSize: 'small' },
+        fc.string({ unit: 'binary' }),
+        fc.string({ unit: 'grapheme' }),
+        fc.double(),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.constant(undefined),
+        fc.array(tie('v'), { maxLength: 6 }),
+        fc.dictionary(fc.string({ unit: 'binary' }), tie('v'), { maxKeys: 6 }),
+      ),
+    })).v;
+    fc.assert(
+      fc.property(value, fc.integer({ min: 0, max: 4096 }), (v, limit) => {
+        const json = JSON.stringify(v);
+        const bytes = json === undefined ? 0 : Buffer.byteLength(json);
+        const bound = jsonBytesBound(v, limit);
+        assert.ok(bound >= bytes, `bound ${bound} under ${bytes} for ${json}`);
+        if (bound !== Infinity) assert.ok(bound <= limit);
+        assert.equal(jsonBytesBound(v, Number.MAX_SAFE_INTEGER) === Infinity, false, 'a plain value is priced');
+      }),
+      { numRuns: 2000 },
+    );
+    assert.equal(jsonBytesBound({ toJSON: () => 'x' }, 1e9), Infinity, 'a toJSON is left to JSON.stringify');
+    assert.equal(jsonBytesBound({ n: 1n }, 1e9), Infinity, 'so is a BigInt');
   });
 
   it('maps every non-succeeded status to isError with the typed error and partial effects', () => {

@@ -28,8 +28,8 @@ function receiptLine(r: Receipt, undoable: boolean): string {
     : `receipt ${r.receipt_id}`;
 }
 
-/** Text for a succeeded receipt whose result `json` is already serialized (it is sent anyway). */
-export function successText(r: Receipt, result: Data, json: string, summary: () => string, ctx: TextContext): string {
+/** Text for a succeeded receipt; `json` writes (once) the result's JSON, the text of a result without a rendering. */
+export function successText(r: Receipt, result: Data, json: () => string, summary: () => string, ctx: TextContext): string {
   const tail = receiptLine(r, ctx.undoable);
   const room = ctx.maxBytes - Buffer.byteLength(tail) - 1;
   let body: string;
@@ -41,7 +41,7 @@ export function successText(r: Receipt, result: Data, json: string, summary: () 
   else if (r.tool === 'shell.session' && isSessionResult(result)) body = `shell.session ${r.status === 'accepted_async' ? 'still running' : r.status}: ${shellSessionLines(result).join('\n')}`;
   // A result that carries its own rendering (a top-level string `text`, e.g. fs.list's tree) is read as that text.
   else if (typeof result['text'] === 'string') body = result['text'];
-  else body = Buffer.byteLength(json) <= room ? json : summary();
+  else body = Buffer.byteLength(json()) <= room ? json() : summary();
   return `${boundedText(body, room, r.receipt_id)}\n${tail}`;
 }
 
