@@ -21,7 +21,10 @@
 // checkpoints once the WAL holds CHECKPOINT_FRAMES, after the batch that got it there is answered,
 // or when the event loop's connection, having committed a lone call there, says the WAL is past the
 // mark ('checkpoint'). A PASSIVE checkpoint takes no write lock, so the event loop's lone commits
-// go on while it runs.
+// go on while it runs; it cannot copy their frames, though, and SQLite starts the WAL over only at
+// a commit that finds every frame copied. The lone commit after such a checkpoint comes here
+// (copyTail), and the writer copies that tail before committing it: one call waits, once a
+// checkpoint (store.ts #commitHere, docs/protocol.md#durability).
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { CommitRequest } from '../types.js';
