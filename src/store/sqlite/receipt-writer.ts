@@ -78,7 +78,6 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
   let poisoned: unknown = null;
   let queue: WriteRequest[] = [];
   let scheduled = false;
-  let checkpointScheduled = false;
   let closed = false;
   let batches = 0;
 
@@ -90,17 +89,9 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
       // checkpoint copies them again; the event loop's connection checkpoints at its own mark.
     }
   };
-  const checkpoint = (): void => {
-    checkpointScheduled = false;
-    // Commits that arrived first are answered first; their flush looks at the WAL again.
-    if (closed || poisoned !== null || queue.length > 0) return;
-    const frames = walIndex.frames();
-    if (frames !== null && frames >= CHECKPOINT_FRAMES) checkpointNow();
-  };
-  const checkpointSoon = (): void => {
-    if (!ownCheckpoints || checkpointScheduled || closed) return;
-    checkpointScheduled = true;
-    setImmediate(checkpoint);
+  /** Checkpoints when the WAL holds the mark: after a batch's answers are posted, or when the event loop asks. */
+  const checkpointIfDue = (): void => {
+    if (ownCheckpoints && !closed && poisoned === null && (walIndex.frames() ?? 0) >= CHECKPOINT_FRAMES) checkpointNow();
   };
 
   const flush = (): void => {
@@ -137,7 +128,9 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
       port.postMessage({ id: (batch[i] as WriteRequest).id, results: results.slice(at, at + n), batch: batch_, synced, syncError } satisfies WriteAnswer);
       at += n;
     }
-    checkpointSoon();
+    // The answers are on their way (a worker's messages do not wait for its thread): no caller
+    // of this batch waits for the checkpoint, only commits that arrive while it runs.
+    checkpointIfDue();
   };
 
   port.on('message', (m: WriteRequest | 'close' | 'checkpoint') => {
@@ -150,7 +143,8 @@ function main(port: NonNullable<typeof parentPort>, data: WriterData): void {
       return;
     }
     if (m === 'checkpoint') {
-      checkpointSoon();
+      // A flush already due checkpoints after its answers.
+      if (!scheduled) checkpointIfDue();
       return;
     }
     queue.push(m);
