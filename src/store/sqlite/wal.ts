@@ -50,7 +50,8 @@ export interface WalState {
 /**
  * A checkpoint ran beside later commits and left their frames behind (or the WAL is at the
  * catch-up mark): the WAL starts over only at a commit that finds every frame copied, so the next
- * commit goes to the writer, which copies the tail first (a few frames, well under a millisecond).
+ * commit goes to the writer, which copies the tail first (a few dozen frames, but ~2 ms here: the
+ * database file's fsync is most of it).
  */
 export function tailLeft(s: WalState | null): boolean {
   if (s === null || s.frames < CHECKPOINT_FRAMES) return false;
